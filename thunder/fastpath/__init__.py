@@ -1,0 +1,84 @@
+"""Cheap cache hits for ``thunder.jit``.
+
+``import thunder.fastpath`` turns the fast path on for callables jitted afterwards (unless the environment
+variable ``THUNDER_FASTPATH`` is ``0``); ``enable()``, ``disable()`` and ``is_enabled()`` control it, and
+``thunder.jit(fn, fastpath=False)`` (or ``True``) decides for one callable. Callables jitted with and without
+the fast path live side by side: the switch is read when ``thunder.jit`` is called, not on each call.
+
+Modules: ``jit.py`` (the jitted callable's cache-hit path) and ``guard.py`` (the per-entry guards it runs),
+which stand for changes to ``thunder/__init__.py``; ``nvfuser.py`` (the nvFuser region call), which stands
+for changes to ``thunder/executors/nvfuserex_impl.py``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import thunder
+from thunder.core.module import ThunderModule
+from thunder.fastpath.jit import make_fast
+
+__all__ = ["enable", "disable", "is_enabled", "is_fast", "jit"]
+
+# Keep the original even if this module is imported twice (importlib.reload, or two import paths).
+_upstream_jit = getattr(thunder.jit, "_lc_upstream_jit", thunder.jit)
+_enabled = os.environ.get("THUNDER_FASTPATH", "1") != "0"
+
+
+def enable() -> None:
+    """Callables jitted from now on take the fast path."""
+    global _enabled
+    _enabled = True
+    _nvfuser_enable()
+
+
+def disable() -> None:
+    """Callables jitted from now on take upstream's path (those already jitted keep theirs)."""
+    global _enabled
+    _enabled = False
+    _nvfuser_disable()
+
+
+def is_enabled() -> bool:
+    return _enabled
+
+
+def is_fast(jitted) -> bool:
+    """Whether a callable returned by ``thunder.jit`` takes the fast path."""
+    call = jitted._forward_fn if isinstance(jitted, ThunderModule) else jitted
+    return hasattr(call, "_lc_fastpath_state")
+
+
+@functools.wraps(_upstream_jit)
+def jit(fn, /, *, fastpath: bool | None = None, **options):
+    jitted = _upstream_jit(fn, **options)
+    if not (_enabled if fastpath is None else fastpath):
+        return jitted
+    cd, cs = jitted._lc_cd, jitted._lc_cs
+    if isinstance(jitted, ThunderModule):
+        fast = make_fast(jitted._forward_fn, cd, cs, thunder_module=jitted)
+        if fast is not None:
+            jitted._forward_fn = fast
+        return jitted
+    return make_fast(jitted, cd, cs) or jitted
+
+
+jit._lc_upstream_jit = _upstream_jit
+
+
+def _nvfuser_enable() -> None:
+    from thunder.fastpath import nvfuser
+
+    nvfuser.install()
+
+
+def _nvfuser_disable() -> None:
+    from thunder.fastpath import nvfuser
+
+    nvfuser.uninstall()
+
+
+thunder.jit = jit
+if _enabled:
+    _nvfuser_enable()

@@ -1,0 +1,381 @@
+"""Guards: one generated Python function per cache entry that decides a cache hit without the prologue.
+
+Upstream (``thunder/__init__.py``, ``get_computation_and_inputs``) decides a hit by filling a ``cache_info``
+dict (``populate_cache_info``) and running the entry's prologue, whose checks are generic function calls.
+A guard is built once per entry from that entry's prologue trace and answers the same question with inline
+code: the same unpacking, the prologue's value checks written out, all tensor metadata checked in one C++
+call (dynamo's ``TensorGuards``), and the ``cache_info`` entries read straight from torch's state.
+
+A guard returns
+
+* ``(computation_inputs, prologue_to_epilogue)`` where the prologue would pass,
+* ``None`` where the prologue would fail (a definite miss for this entry),
+* ``DECLINE`` where it cannot tell exactly (tensor subclasses, unusual dispatch keys, autocast); the caller
+  then takes upstream's path, which decides exactly.
+
+A prologue that uses anything the generator does not know raises ``Unsupported``: that entry keeps
+upstream's path.
+"""
+
+from __future__ import annotations
+
+import weakref
+from numbers import Number
+from typing import Any
+
+import torch
+from torch._C._dynamo.guards import TensorGuards
+
+import thunder
+from thunder.core.prims import PrimIDs
+from thunder.core.proxies import Proxy
+from thunder.core.pytree import tree_flatten
+from thunder.core.trace import get_tracectx
+
+DECLINE = object()
+
+
+class Unsupported(Exception):
+    """The prologue uses something a guard cannot express; the entry stays on upstream's path."""
+
+
+def alias_string(args, kwargs) -> str:
+    """``cache_info["alias_tensor_indices"]`` exactly as upstream computes it (the slow, general case)."""
+    flat, _ = tree_flatten((args, kwargs))
+    groups: dict[int, list[int]] = {}
+    for index, x in enumerate(flat):
+        if type(x) is torch.Tensor and x.layout is torch.strided:
+            groups.setdefault(x.untyped_storage().data_ptr(), []).append(index)
+    return "-".join(",".join(map(str, g)) for g in groups.values() if len(g) > 1)
+
+
+def tensor_matches(t, shape, device: str, dtype: torch.dtype, requires_grad: bool) -> bool:
+    """The prologue's ``check_tensor_metadata``, as a predicate (``None`` in ``shape`` is a symbolic dim)."""
+    return (
+        isinstance(t, torch.Tensor)
+        and len(t.shape) == len(shape)
+        and all(ref is None or d == ref for d, ref in zip(t.shape, shape))
+        and str(t.device) == device
+        and t.dtype == dtype
+        and t.requires_grad == requires_grad
+    )
+
+
+def _default_device_is_cpu() -> bool:
+    # torch.get_default_device() costs microseconds; without a device mode or a global device context it
+    # returns the CPU, which these two cheap reads establish.
+    # (The thread-local's __dict__ avoids getattr's costly AttributeError when the attribute was never set.)
+    return torch._C._len_torch_function_stack() == 0 and _GLOBAL_DEVICE_CONTEXT.__dict__.get("device_context") is None
+
+
+_GLOBAL_DEVICE_CONTEXT = torch._GLOBAL_DEVICE_CONTEXT
+
+
+_CACHE_INFO_KEYS = (
+    "default_dtype",
+    "default_device",
+    "is_autocast_enabled",
+    "alias_tensor_indices",
+    "is_grad_enabled",
+    "no_grad_sync",
+)
+
+# Names the generated code uses for its own globals; trace names never start with two underscores.
+_GLOBALS = {
+    "torch": torch,
+    "__DECLINE": DECLINE,
+    "__null": object(),
+    "__alias_string": alias_string,
+    "__get_default_dtype": torch.get_default_dtype,
+    "__get_default_device": torch.get_default_device,
+    "__default_device_is_cpu": _default_device_is_cpu,
+    "__is_grad_enabled": torch.is_grad_enabled,
+    "__is_any_autocast_enabled": torch._C._is_any_autocast_enabled,
+    "__get_tracectx": get_tracectx,
+}
+
+
+class _TensorSpec:
+    __slots__ = ("name", "shape", "device", "dtype", "requires_grad")
+
+    def __init__(self, name, shape, device, dtype, requires_grad):
+        self.name, self.shape, self.device = name, shape, device
+        self.dtype, self.requires_grad = dtype, requires_grad
+
+
+class GuardBuilder:
+    """Translates one prologue trace into the source of a guard function, line by line."""
+
+    def __init__(self, prologue_trace, *, thunder_module=None, data_parallel=False):
+        self.trace = prologue_trace
+        self.thunder_module = thunder_module
+        self.data_parallel = data_parallel
+        self.lines: list[str] = []
+        self.globals = dict(_GLOBALS)
+        self.tensors: list[_TensorSpec] = []
+        self.cache_info_name: str | None = None
+        self.cache_info_items: dict[str, str] = {}  # proxy name -> cache_info key
+        self.expected_state: dict[str, Any] = {}  # cache_info key -> expected value
+        self.checked: set[str] = set()  # names of leaves whose type the guard establishes
+        self.top_level: dict[str, Any] = {}  # name -> ("args", index) | ("kwargs", key)
+        self.arg_counts: dict[str, int] = {}
+        self.thunder_module_names: set[str] = set()
+        self.returned = None
+
+    # -- helpers -----------------------------------------------------------------------------------
+    def constant(self, value) -> str:
+        if value is None or type(value) in (bool, int, str) or (type(value) is float and value == value and abs(value) != float("inf")):
+            return repr(value)
+        if isinstance(value, torch.dtype):
+            return str(value)
+        if value in (bool, int, float, complex, str):
+            return value.__name__
+        name = f"__c{len(self.globals)}"
+        self.globals[name] = value
+        return name
+
+    def fmt(self, x) -> str:
+        if isinstance(x, Proxy):
+            return x.name
+        if isinstance(x, tuple):
+            return "(" + "".join(self.fmt(i) + ", " for i in x) + ")"
+        if isinstance(x, list):
+            return "[" + ", ".join(self.fmt(i) for i in x) + "]"
+        if x is None or type(x) in (bool, int, float, str):
+            return self.constant(x)
+        raise Unsupported(f"cannot return {type(x).__name__}")
+
+    def emit(self, line: str) -> None:
+        self.lines.append(line)
+
+    def miss_unless(self, condition: str) -> None:
+        self.emit(f"if not ({condition}): return None")
+
+    # -- translation of the prologue's bound symbols -----------------------------------------------
+    def build(self):
+        for bsym in self.trace.bound_symbols:
+            self.translate(bsym)
+        if self.returned is None:
+            raise Unsupported("prologue without return")
+        return self.finish()
+
+    def translate(self, bsym) -> None:
+        sid, args, out = bsym.sym.id, bsym.args, bsym.output
+        if sid == PrimIDs.UNPACK_TRIVIAL:
+            if getattr(out, "name", None) not in ("args", "kwargs"):
+                raise Unsupported("unpack_trivial of an unknown value")
+        elif sid == "check_len":
+            self.miss_unless(f"len({args[0].name}) == {int(args[1])}")
+            self.arg_counts[args[0].name] = int(args[1])
+        elif sid == PrimIDs.UNPACK_GETITEM:
+            self.unpack_getitem(args[0], args[1], out)
+        elif sid == PrimIDs.UNPACK_ATTR:
+            self.unpack_attr(args[0], args[1], out)
+        elif sid == PrimIDs.UNPACK_FUNCTION_OBJ:
+            self.globals["__function_obj"] = self.trace.fn
+            self.emit(f"{out.name} = __function_obj")
+        elif sid == PrimIDs.UNPACK_THUNDER_MODULE:
+            if self.thunder_module is None:
+                raise Unsupported("thunder module of a function")
+            self.globals["__thunder_module"] = weakref.ref(self.thunder_module)
+            self.emit(f"{out.name} = __thunder_module()")
+            self.thunder_module_names.add(out.name)
+        elif sid in (PrimIDs.UNPACK_PARAMETER, PrimIDs.UNPACK_BUFFER, PrimIDs.UNPACK_SUBMODULE):
+            self.unpack_module_member(sid, args[0], args[1], out)
+        elif sid == PrimIDs.UNPACK_CACHE_INFO:
+            self.cache_info_name = out.name
+        elif sid == "shape":
+            names = ", ".join(p.name for p in out)
+            self.emit(f"({names},) = {args[0].name}.shape")
+        elif sid == "check_tensor_metadata":
+            self.check_tensor(*args)
+        elif sid in ("check_number_type_and_value", "check_string_value", "check_literal_like", "check_none"):
+            self.check_value(sid, args)
+        elif sid == PrimIDs.RETURN:
+            self.returned = args[0]
+        else:
+            raise Unsupported(f"prologue symbol {sid}")
+
+    def unpack_getitem(self, container, key, out) -> None:
+        if container.name == self.cache_info_name:
+            if key not in _CACHE_INFO_KEYS:
+                raise Unsupported(f"cache_info[{key!r}]")
+            self.cache_info_items[out.name] = key
+            return
+        if type(key) not in (int, str):
+            raise Unsupported(f"subscript {type(key).__name__}")
+        if container.name in ("args", "kwargs"):
+            self.top_level[out.name] = (container.name, key)
+        self.emit(f"{out.name} = {container.name}[{key!r}]")
+
+    def unpack_attr(self, obj, name: str, out) -> None:
+        if not name.isidentifier():
+            raise Unsupported(f"attribute {name!r}")
+        if obj.name in self.thunder_module_names and not hasattr(type(self.thunder_module), name):
+            # ThunderModule forwards unknown attributes to the wrapped model through a slow __getattr__;
+            # read the model directly unless the ThunderModule's own __dict__ has the name.
+            self.emit(f"{out.name} = {obj.name}.__dict__[{name!r}] if {name!r} in {obj.name}.__dict__ else {obj.name}._modules['_model'].{name}")
+        else:
+            self.emit(f"{out.name} = {obj.name}.{name}")
+
+    def unpack_module_member(self, sid, module, name: str, out) -> None:
+        if module.name not in self.thunder_module_names:
+            raise Unsupported("member of a module other than the ThunderModule")
+        overrides, getter = {
+            PrimIDs.UNPACK_PARAMETER: ("_overrides_parameters", "get_parameter"),
+            PrimIDs.UNPACK_BUFFER: ("_overrides_buffers", "get_buffer"),
+            PrimIDs.UNPACK_SUBMODULE: ("_module_cache", "get_submodule"),
+        }[sid]
+        # ThunderModule.get_parameter and friends: an override dict first, then the wrapped model.
+        self.emit(f"{out.name} = {module.name}.{overrides}.get({name!r}, __null)")
+        self.emit(f"if {out.name} is __null: {out.name} = {module.name}.{getter}({name!r})")
+
+    def check_tensor(self, t, shape, device, dtype, requires_grad) -> None:
+        shape = tuple(None if isinstance(d, Proxy) else int(d) for d in shape)
+        if not isinstance(dtype, torch.dtype):
+            dtype = thunder.core.dtypes.to_torch_dtype(dtype)
+        self.tensors.append(_TensorSpec(t.name, shape, str(device), dtype, bool(requires_grad)))
+        self.checked.add(t.name)
+
+    def check_value(self, sid, args) -> None:
+        subject = args[0]
+        if subject.name in self.cache_info_items:
+            self.expected_state[self.cache_info_items[subject.name]] = args[1] if len(args) > 1 else None
+            return
+        name = subject.name
+        if sid == "check_none":
+            self.miss_unless(f"{name} is None")
+        elif sid == "check_string_value":
+            self.miss_unless(f"{name} == {self.constant(args[1])}")
+        elif sid == "check_literal_like":
+            self.miss_unless(f"{name} == {self.constant(args[1])}")
+        else:  # check_number_type_and_value
+            value = args[1]
+            if not isinstance(value, Number):
+                raise Unsupported(f"number check of {type(value).__name__}")
+            typ = self.constant(type(value))
+            if value != value:  # NaN matches NaN
+                self.miss_unless(f"type({name}) is {typ} and {name} != {name}")
+            else:
+                self.miss_unless(f"type({name}) is {typ} and {name} == {self.constant(value)}")
+        if sid != "check_literal_like":
+            self.checked.add(name)
+
+    # -- the parts that follow the prologue's own lines ----------------------------------------------
+    def state_checks(self, observed_args, observed_kwargs) -> list[str]:
+        expected = self.expected_state
+        unknown = set(expected) - set(_CACHE_INFO_KEYS)
+        if unknown or expected.get("is_autocast_enabled", False) is not False:
+            raise Unsupported(f"cache_info {sorted(unknown) or 'with autocast'}")
+        lines = []
+        if "is_grad_enabled" in expected:
+            lines.append(f"if __is_grad_enabled() is not {bool(expected['is_grad_enabled'])}: return None")
+        if "is_autocast_enabled" in expected:
+            # Any autocast (not only CPU and CUDA, which upstream looks at): let upstream decide.
+            lines.append("if __is_any_autocast_enabled(): return __DECLINE")
+        if "default_dtype" in expected:
+            lines.append(f"if __get_default_dtype() is not {self.constant(expected['default_dtype'])}: return None")
+        if "default_device" in expected:
+            device = torch.device(expected["default_device"])
+            ref = self.constant(device)
+            if device == torch.device("cpu"):
+                lines.append(f"if not __default_device_is_cpu() and __get_default_device() != {ref}: return None")
+            else:
+                lines.append(f"if __get_default_device() != {ref}: return None")
+        if "no_grad_sync" in expected:
+            if self.data_parallel:
+                from thunder.distributed import get_skip_data_parallel_grad_sync
+
+                self.globals["__no_grad_sync"] = get_skip_data_parallel_grad_sync
+                lines.append(f"if __no_grad_sync() is not {bool(expected['no_grad_sync'])}: return None")
+            elif expected["no_grad_sync"]:
+                raise Unsupported("no_grad_sync without data parallelism")
+        if "alias_tensor_indices" in expected:
+            lines += self.alias_check(expected["alias_tensor_indices"], observed_args, observed_kwargs)
+        return lines
+
+    def alias_check(self, expected: str, observed_args, observed_kwargs) -> list[str]:
+        # Fast form: every top-level argument is a leaf that the guard type-checks, no aliasing expected.
+        # Then the flattened inputs are exactly the arguments, and the tensors that upstream inspects are
+        # those whose exact type (enforced by TensorGuards) is torch.Tensor with the strided layout.
+        n_args, n_kwargs = self.arg_counts.get("args"), self.arg_counts.get("kwargs")
+        positions = set(self.top_level.values())
+        all_known = (
+            n_args is not None
+            and n_kwargs is not None
+            and len(positions) == n_args + n_kwargs
+            and all(name in self.checked for name in self.top_level)
+        )
+        if expected != "" or not all_known:
+            return [f"if __alias_string(args, kwargs) != {expected!r}: return None"]
+        observed = {**{("args", i): v for i, v in enumerate(observed_args)}, **{("kwargs", k): v for k, v in observed_kwargs.items()}}
+        storages = [
+            name
+            for name, pos in self.top_level.items()
+            if type(observed.get(pos)) is torch.Tensor and observed[pos].layout is torch.strided
+        ]
+        ptrs = [f"{name}.untyped_storage().data_ptr()" for name in storages]
+        if len(ptrs) < 2:
+            return []
+        if len(ptrs) == 2:
+            return [f"if {ptrs[0]} == {ptrs[1]}: return None"]
+        return [f"if len({{{', '.join(ptrs)}}}) != {len(ptrs)}: return None"]
+
+    def tensor_check(self) -> list[str]:
+        if not self.tensors:
+            # Without tensors nothing stops a guard from passing inside another trace: let upstream decide.
+            return ["if __get_tracectx() is not None: return __DECLINE"]
+        specs = self.tensors
+        self.globals["__tensor_guards"] = TensorGuards(
+            *(self.observed_tensor(s) for s in specs),
+            dynamic_dims_sizes=[list(s.shape) for s in specs],
+            dynamic_dims_strides=[[None] * len(s.shape) for s in specs],
+        )
+        self.globals["__tensor_specs"] = [(s.shape, s.device, s.dtype, s.requires_grad) for s in specs]
+        self.globals["__tensor_matches"] = tensor_matches
+        names = ", ".join(s.name for s in specs)
+        return [
+            f"if not __tensor_guards.check({names}):",
+            # Same metadata but another type or dispatch key set: the prologue passes, upstream decides.
+            f"    return __DECLINE if all(map(__tensor_matches, ({names},), *zip(*__tensor_specs))) else None",
+        ]
+
+    def observed_tensor(self, spec):
+        return self.observed_values[spec.name]
+
+    def finish(self):
+        return self.lines
+
+
+def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, data_parallel=False):
+    """Returns ``(guard, source)`` for a cache entry, from its prologue trace and one call that hit it.
+
+    The call's arguments give the exact types that the tensor guard pins (the entry's prologue passed them).
+    Raises ``Unsupported`` when the prologue cannot be expressed as a guard.
+    """
+    builder = GuardBuilder(prologue_trace, thunder_module=thunder_module, data_parallel=data_parallel)
+    body = builder.build()
+    # Evaluate the unpacking once on the observed call to learn each tensor's exact type and layout.
+    probe_src = _function_source("probe", body, ["return locals()"])
+    probe = _compile(probe_src, "probe", builder.globals)
+    observed = probe(args, kwargs)
+    if observed is None:
+        raise Unsupported("the entry's own call does not pass its guard")
+    builder.observed_values = observed
+    tail = builder.tensor_check() + builder.state_checks(args, kwargs)
+    source = _function_source("guard", body + tail, [f"return {builder.fmt(builder.returned)}"])
+    return _compile(source, "guard", builder.globals), source
+
+
+def _function_source(name: str, body: list[str], final: list[str]) -> str:
+    lines = [f"def {name}(args, kwargs):", "    try:"]
+    lines += [f"        {line}" for line in body]
+    lines += ["    except Exception:", "        return None"]
+    lines += [f"    {line}" for line in final]
+    return "\n".join(lines) + "\n"
+
+
+def _compile(source: str, name: str, global_ns: dict):
+    namespace = dict(global_ns)
+    exec(compile(source, f"thunder.fastpath.{name}", "exec"), namespace)
+    return namespace[name]

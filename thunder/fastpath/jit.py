@@ -1,0 +1,190 @@
+"""The cache-hit path of ``thunder.jit``.
+
+Stands for changes to ``thunder/__init__.py``: the callable that ``jit`` returns (``fn_`` with its
+``update_call_statistics``, ``get_computation_and_inputs`` with ``populate_cache_info``, the cache-info context
+variable, ``compile_data_and_stats`` and the host/prologue timers, ``maybe_connect_to_autograd``,
+``call_epilogue`` and the closing ``set_grad_enabled``).
+
+On a call, each cache entry's guard (see ``guard.py``) is tried in upstream's order, newest first. A hit then
+does only what the call needs: the computation (undecorated; grad mode switched off around it only when it is
+on), the autograd connection when the entry has a backward, the epilogue, and the counters. Anything else (a
+miss, an entry that has no guard, a guard that declines) goes through upstream's own callable unchanged,
+after which the entry that it used gets its guard.
+
+Timing fields of ``compile_stats`` (``last_trace_host_start`` and the like) describe the last call that went
+through upstream's path; hits do not take timestamps.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+
+from thunder.core.options import CACHE_OPTIONS
+from thunder.core.trace import is_tracing
+from thunder.executors.torch_autograd import connect_to_autograd
+from thunder.fastpath.guard import DECLINE, Unsupported, build_guard
+
+_FAST_CACHE_OPTIONS = (CACHE_OPTIONS.CONSTANT_VALUES, CACHE_OPTIONS.SYMBOLIC_VALUES)
+_set_grad_enabled = torch._C._set_grad_enabled
+
+
+class CacheHit:
+    """What a hit on one cache entry needs, resolved when the entry gets its guard."""
+
+    __slots__ = ("entry", "guard", "guard_source", "computation", "epilogue", "grad_off", "backward_fn")
+
+    def __init__(self, entry, guard, guard_source, grad_enabled: bool):
+        self.entry = entry
+        self.guard = guard
+        self.guard_source = guard_source
+        self.computation = _undecorated(entry.computation_fn)
+        self.epilogue = _undecorated(entry.epilogue_fn)
+        # Upstream runs computation and epilogue under torch.no_grad(); the guard pins the grad mode, so the
+        # switch is needed only for entries made with grad enabled.
+        self.grad_off = grad_enabled
+        self.backward_fn = entry.backward_fn
+
+
+def _undecorated(fn):
+    # Thunder decorates generated callables with @torch.no_grad() and @no_autocast; the guard establishes
+    # that autocast is off, and the hit path handles grad mode itself. Anything else keeps upstream's path.
+    chain = [fn]
+    while hasattr(chain[-1], "__wrapped__"):
+        chain.append(chain[-1].__wrapped__)
+    wrappers = [f.__code__.co_name for f in chain[:-1]]
+    if wrappers != ["decorate_context", "no_autocast_fn"]:
+        raise Unsupported(f"decorators {wrappers} on {fn.__name__}")
+    return chain[-1]
+
+
+class _State:
+    """The guarded cache entries, newest first, and the bookkeeping that keeps them in step with upstream."""
+
+    __slots__ = ("hits", "cache", "n_entries", "published", "by_entry", "unsupported")
+
+    def __init__(self):
+        self.hits: tuple[CacheHit, ...] = ()
+        self.cache = None
+        self.n_entries = -1
+        self.published = None
+        self.by_entry: dict[int, CacheHit | None] = {}  # id(entry) -> hit, None when unsupported
+        self.unsupported: list[str] = []  # why entries kept upstream's path
+
+
+def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
+    """Wraps the ``fn_`` that upstream's ``jit`` made into the fast callable; ``None`` if the options exclude it."""
+    if cd.cache_option not in _FAST_CACHE_OPTIONS:
+        return None
+    state = _State()
+    options = cd.compile_options
+    is_differentiable_outputs = options.get("is_differentiable_outputs", None)
+    disable_split_autograd = options.get("thunderfx_disable_split_autograd", False)
+    user_fn = cd.fn
+
+    def publish(hit):
+        # The statistics an upstream hit writes; they only change when the entry hit changes.
+        entry = hit.entry
+        cs.last_traces = entry.computation_traces
+        cs.last_prologue_traces = entry.prologue_traces
+        cs.last_prologue = entry.prologue_fn
+        cs.last_computation = entry.computation_fn
+        cs.last_interpreted_instructions = None
+        cs.last_interpreter_log = None
+        cs.last_prologue_transformation_start = cs.last_prologue_transformation_stop = 0
+        cs.last_computation_transformation_start = cs.last_computation_transformation_stop = 0
+        state.published = hit
+
+    def connect(hit, result):
+        data_for_autograd, (saved_tensors, saved_other) = result
+        connect_to_autograd(
+            backward_fn=hit.backward_fn,
+            flat_args=data_for_autograd["flat_args"],
+            flat_output=data_for_autograd["flat_output"],
+            saved_tensors=saved_tensors,
+            saved_other=saved_other,
+            return_none_instead_of_grads=hit.entry.return_none_instead_of_grads,
+            disable_split_autograd=disable_split_autograd,
+            is_differentiable_outputs=is_differentiable_outputs,
+        )
+        return data_for_autograd["output"]
+
+    def upstream_call(args, kwargs):
+        state.published = None
+        result = upstream_fn(*args, **kwargs)
+        if not is_tracing():
+            _guard_used_entry(args, kwargs)
+        return result
+
+    def _guard_used_entry(args, kwargs):
+        cache = cs.interpreter_cache
+        used = next((e for e in cache if e.prologue_traces is cs.last_prologue_traces), None)
+        if used is not None and id(used) not in state.by_entry:
+            state.by_entry[id(used)] = _make_hit(used, args, kwargs)
+        hits = []
+        for entry in reversed(cache):
+            hit = state.by_entry.get(id(entry))
+            if hit is None or hit.entry is not entry:
+                break  # upstream would try this entry before older ones: only upstream can go on
+            hits.append(hit)
+        state.hits, state.cache, state.n_entries = tuple(hits), cache, len(cache)
+
+    def _make_hit(entry, args, kwargs):
+        try:
+            guard, source = build_guard(
+                entry.prologue_traces[-1],
+                args,
+                kwargs,
+                thunder_module=thunder_module,
+                data_parallel=bool(getattr(user_fn, "use_ddp", False) or getattr(user_fn, "use_fsdp", False)),
+            )
+            return CacheHit(entry, guard, source, grad_enabled=torch.is_grad_enabled())
+        except Unsupported as e:
+            state.unsupported.append(str(e))
+            return None
+
+    def fast_fn(*args, **kwargs):
+        cache = cs.interpreter_cache
+        if cache is state.cache and len(cache) == state.n_entries:
+            for hit in state.hits:
+                found = hit.guard(args, kwargs)
+                if found is None:
+                    continue
+                if found is DECLINE:
+                    break
+                cs.calls += 1
+                cs.cache_hits += 1
+                if state.published is not hit:
+                    publish(hit)
+                inps, pro_to_epi = found
+                if hit.backward_fn is not None:
+                    return _call_with_backward(hit, inps, pro_to_epi)
+                if hit.grad_off:
+                    _set_grad_enabled(False)
+                    try:
+                        return hit.epilogue(*pro_to_epi, *hit.computation(*inps))
+                    finally:
+                        _set_grad_enabled(True)
+                return hit.epilogue(*pro_to_epi, *hit.computation(*inps))
+        return upstream_call(args, kwargs)
+
+    def _call_with_backward(hit, inps, pro_to_epi):
+        if hit.grad_off:
+            _set_grad_enabled(False)
+            try:
+                result = hit.computation(*inps)
+            finally:
+                _set_grad_enabled(True)
+            result = connect(hit, result)
+            _set_grad_enabled(False)
+            try:
+                return hit.epilogue(*pro_to_epi, *result)
+            finally:
+                _set_grad_enabled(True)
+        return hit.epilogue(*pro_to_epi, *connect(hit, hit.computation(*inps)))
+
+    functools.update_wrapper(fast_fn, upstream_fn)
+    fast_fn._lc_fastpath_state = state
+    fast_fn._lc_upstream = upstream_fn
+    return fast_fn
