@@ -5,7 +5,7 @@ variable ``THUNDER_FASTPATH`` is ``0``); ``enable()``, ``disable()`` and ``is_en
 ``thunder.jit(fn, fastpath=False)`` (or ``True``) decides for one callable. Callables jitted with and without
 the fast path live side by side: the switch is read when ``thunder.jit`` is called, not on each call.
 
-Modules: ``jit.py`` (the jitted callable's cache-hit path) and ``guard.py`` (the per-entry guards it runs),
+Modules: ``cache_hit.py`` (the jitted callable's cache-hit path) and ``guard.py`` (the per-entry guards it runs),
 which stand for changes to ``thunder/__init__.py``; ``nvfuser.py`` (the nvFuser region call), which stands
 for changes to ``thunder/executors/nvfuserex_impl.py``.
 """
@@ -17,7 +17,7 @@ import os
 
 import thunder
 from thunder.core.module import ThunderModule
-from thunder.fastpath.jit import make_fast
+from thunder.fastpath.cache_hit import make_fast
 
 __all__ = ["enable", "disable", "is_enabled", "is_fast", "jit"]
 

@@ -61,6 +61,19 @@ def tensor_matches(t, shape, device: str, dtype: torch.dtype, requires_grad: boo
     )
 
 
+def check_tensors_slowly(tensors, specs, types):
+    """After TensorGuards said no: ``None`` where the prologue's checks fail, ``DECLINE`` where they pass but a
+    type differs from the one the guard was built with (the alias check depends on it), else ``True``.
+
+    TensorGuards also rejects what the prologue accepts: a tensor passed twice, other dispatch keys.
+    """
+    if not all(tensor_matches(t, *spec) for t, spec in zip(tensors, specs)):
+        return None
+    if any(type(t) is not typ for t, typ in zip(tensors, types)):
+        return DECLINE
+    return True
+
+
 def _default_device_is_cpu() -> bool:
     # torch.get_default_device() costs microseconds; without a device mode or a global device context it
     # returns the CPU, which these two cheap reads establish.
@@ -78,6 +91,12 @@ _CACHE_INFO_KEYS = (
     "alias_tensor_indices",
     "is_grad_enabled",
     "no_grad_sync",
+    # present only for entries made under autocast, which these guards leave to upstream
+    "autocast_config_torch_enabled",
+    "autocast_config_torch_cpu_enabled",
+    "autocast_gpu_dtype",
+    "autocast_cpu_dtype",
+    "autocast_thunder_dtype",
 )
 
 # Names the generated code uses for its own globals; trace names never start with two underscores.
@@ -91,6 +110,7 @@ _GLOBALS = {
     "__default_device_is_cpu": _default_device_is_cpu,
     "__is_grad_enabled": torch.is_grad_enabled,
     "__is_any_autocast_enabled": torch._C._is_any_autocast_enabled,
+    "__is_autocast_enabled": torch.is_autocast_enabled,
     "__get_tracectx": get_tracectx,
 }
 
@@ -112,6 +132,7 @@ class GuardBuilder:
         self.data_parallel = data_parallel
         self.lines: list[str] = []
         self.globals = dict(_GLOBALS)
+        self.constants: list = []
         self.tensors: list[_TensorSpec] = []
         self.cache_info_name: str | None = None
         self.cache_info_items: dict[str, str] = {}  # proxy name -> cache_info key
@@ -130,7 +151,8 @@ class GuardBuilder:
             return str(value)
         if value in (bool, int, float, complex, str):
             return value.__name__
-        name = f"__c{len(self.globals)}"
+        name = f"__c{len(self.constants)}"
+        self.constants.append(value)
         self.globals[name] = value
         return name
 
@@ -262,11 +284,17 @@ class GuardBuilder:
             self.checked.add(name)
 
     # -- the parts that follow the prologue's own lines ----------------------------------------------
-    def state_checks(self, observed_args, observed_kwargs) -> list[str]:
+    def state_checks(self) -> list[str]:
         expected = self.expected_state
         unknown = set(expected) - set(_CACHE_INFO_KEYS)
-        if unknown or expected.get("is_autocast_enabled", False) is not False:
-            raise Unsupported(f"cache_info {sorted(unknown) or 'with autocast'}")
+        if unknown:
+            raise Unsupported(f"cache_info {sorted(unknown)}")
+        if expected.get("is_autocast_enabled") is True:
+            # An entry made under autocast: a definite miss without autocast, upstream's to decide with it.
+            return [
+                "if not (__is_autocast_enabled('cuda') or __is_autocast_enabled('cpu')): return None",
+                "return __DECLINE",
+            ]
         lines = []
         if "is_grad_enabled" in expected:
             lines.append(f"if __is_grad_enabled() is not {bool(expected['is_grad_enabled'])}: return None")
@@ -290,8 +318,6 @@ class GuardBuilder:
                 lines.append(f"if __no_grad_sync() is not {bool(expected['no_grad_sync'])}: return None")
             elif expected["no_grad_sync"]:
                 raise Unsupported("no_grad_sync without data parallelism")
-        if "alias_tensor_indices" in expected:
-            lines += self.alias_check(expected["alias_tensor_indices"], observed_args, observed_kwargs)
         return lines
 
     def alias_check(self, expected: str, observed_args, observed_kwargs) -> list[str]:
@@ -332,12 +358,13 @@ class GuardBuilder:
             dynamic_dims_strides=[[None] * len(s.shape) for s in specs],
         )
         self.globals["__tensor_specs"] = [(s.shape, s.device, s.dtype, s.requires_grad) for s in specs]
-        self.globals["__tensor_matches"] = tensor_matches
+        self.globals["__tensor_types"] = [type(self.observed_tensor(s)) for s in specs]
+        self.globals["__check_tensors_slowly"] = check_tensors_slowly
         names = ", ".join(s.name for s in specs)
         return [
             f"if not __tensor_guards.check({names}):",
-            # Same metadata but another type or dispatch key set: the prologue passes, upstream decides.
-            f"    return __DECLINE if all(map(__tensor_matches, ({names},), *zip(*__tensor_specs))) else None",
+            f"    __verdict = __check_tensors_slowly(({names},), __tensor_specs, __tensor_types)",
+            "    if __verdict is not True: return __verdict",
         ]
 
     def observed_tensor(self, spec):
@@ -362,7 +389,11 @@ def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, data_paral
     if observed is None:
         raise Unsupported("the entry's own call does not pass its guard")
     builder.observed_values = observed
-    tail = builder.tensor_check() + builder.state_checks(args, kwargs)
+    # Global state first (cheap, and it decides entries made under autocast before the tensor guard, whose
+    # dispatch keys would differ), then tensors, then aliasing (which relies on the tensor guard's types).
+    tail = builder.state_checks() + builder.tensor_check()
+    if "alias_tensor_indices" in builder.expected_state:
+        tail += builder.alias_check(builder.expected_state["alias_tensor_indices"], args, kwargs)
     source = _function_source("guard", body + tail, [f"return {builder.fmt(builder.returned)}"])
     return _compile(source, "guard", builder.globals), source
 

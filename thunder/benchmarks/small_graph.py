@@ -1,0 +1,366 @@
+"""Per-call host overhead of thunder.jit on small graphs: eager, upstream thunder.jit and the fast path side by side.
+
+    python thunder/benchmarks/small_graph.py [--device cpu|cuda] [--cases a,b] [--quick] [--json PATH]
+                                             [--plot PATH] [--with-compile]
+
+Every system runs in this one process, interleaved repeat by repeat, on the same inputs. A row gives the median,
+min and max of the per-call time over the repeats (each repeat is many calls after a warm-up; CUDA is
+synchronized by torch.utils.benchmark around each repeat), its ratio to eager and to upstream thunder.jit, and a
+mark for its outputs: '=' equal to upstream bitwise, '~' close to eager within the dtype's tolerance, '!' neither.
+
+Systems: eager; thunder (upstream thunder.jit, fastpath=False); fast (thunder.jit with the fast path);
+computation (the fast callable's cache entry: its generated computation called directly with the prepared
+inputs, undecorated, grad mode switched as the call needs: the floor the fast path approaches);
+with nvFuser on CUDA, nvfuser-fd.execute and nvfuser-fec.execute (the FusionDefinition that Thunder built,
+called directly); with --with-compile, torch.compile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+from dataclasses import asdict, dataclass, field
+
+import torch
+import torch.utils.benchmark as tbench
+from torch.testing import make_tensor
+
+import thunder
+import thunder.fastpath  # noqa: F401  (patches thunder.jit; the systems below choose per callable)
+
+
+# ------------------------------------------------------------------------------------------------ the cases
+class Issue1657(torch.nn.Module):
+    """The graph of Lightning-AI/lightning-thunder#1657, as Dynamo hands it to Thunder."""
+
+    def forward(self, x):
+        y = torch.sin(x)
+        return (y, y.sum() > 0)
+
+
+class RMSNorm(torch.nn.Module):
+    """RMSNorm as in Hugging Face's GPT-OSS (Lightning-AI/lightning-thunder#2775)."""
+
+    def __init__(self, hidden: int, eps: float = 1e-5):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.ones(hidden))
+        self.eps = eps
+
+    def forward(self, x):
+        dtype = x.dtype
+        x = x.to(torch.float32)
+        variance = x.pow(2).mean(-1, keepdim=True)
+        x = x * torch.rsqrt(variance + self.eps)
+        return (self.weight * x).to(dtype)
+
+
+class ManyParameters(torch.nn.Module):
+    def __init__(self, n: int):
+        super().__init__()
+        self.ps = torch.nn.ParameterList(torch.nn.Parameter(torch.full((8,), 1.0 + i / n)) for i in range(n))
+
+    def forward(self, x):
+        for p in self.ps:
+            x = x * p
+        return x
+
+
+def two_inputs(a, b):
+    return a * b + a
+
+
+def n_inputs(*ts):
+    out = ts[0]
+    for t in ts[1:]:
+        out = out + t
+    return out
+
+
+def train_step_fn(x, w):
+    return torch.tanh(x @ w).sum()
+
+
+@dataclass
+class Case:
+    name: str
+    fn: object  # a function or an nn.Module factory's product
+    args: tuple
+    inference: bool = False  # calls run under torch.no_grad()
+    backward: bool = False  # each call also runs .backward() on the output
+    count: int | None = None  # number of inputs or parameters, for the scaling plot
+    kind: str = ""
+
+
+def make_cases(device: str) -> list[Case]:
+    dev = torch.device(device)
+    lowp = torch.bfloat16 if dev.type == "cuda" else torch.float32
+    x1657 = make_tensor((319999,), dtype=torch.int64, device=dev, low=3, high=9).as_strided((400, 400), (800, 2))
+    cases = [Case("issue1657", Issue1657(), (x1657,))]
+    for batch in (1, 128):
+        norm = RMSNorm(2880).to(dev, lowp)
+        cases.append(Case(f"rmsnorm_{batch}x2880", norm, (torch.randn(batch, 2880, device=dev, dtype=lowp),), inference=True))
+    cases.append(Case("two_8x8", two_inputs, (torch.randn(8, 8, device=dev), torch.randn(8, 8, device=dev))))
+    for n in (1, 16, 64):
+        ts = tuple(torch.randn(8, device=dev) for _ in range(n))
+        cases.append(Case(f"inputs_{n}", n_inputs, ts, count=n, kind="inputs"))
+    for n in (1, 32, 128):
+        cases.append(Case(f"params_{n}", ManyParameters(n).to(dev), (torch.randn(8, device=dev),), inference=True, count=n, kind="parameters"))
+    w = torch.randn(16, 16, device=dev, requires_grad=True)
+    cases.append(Case("train_step", train_step_fn, (torch.randn(4, 16, device=dev), w), backward=True))
+    return cases
+
+
+# ------------------------------------------------------------------------------------------------ the systems
+def computation_only(fast):
+    """The fast callable's hit entry: its computation with the prepared inputs, as the hit path calls it."""
+    state = (fast._forward_fn if isinstance(fast, torch.nn.Module) else fast)._lc_fastpath_state
+    if not state.hits:
+        return None
+
+    def prepare(*args):
+        hit = state.hits[0]
+        inps, _ = hit.guard(args, {})
+        comp, grad_off = hit.computation, hit.grad_off
+        set_grad = torch._C._set_grad_enabled
+
+        def call(*_):
+            if grad_off:
+                set_grad(False)
+                try:
+                    return comp(*inps)
+                finally:
+                    set_grad(True)
+            return comp(*inps)
+
+        return call
+
+    return prepare
+
+
+def nvfuser_direct(upstream, case_args):
+    """fd.execute and fd.fec.execute of the single nvFuser region that upstream Thunder built, if there is one."""
+    trace = thunder.last_traces(upstream)[-1]
+    regions = [v for k, v in trace.python_ctx().items() if k.startswith("nvFusion")]
+    if len(regions) != 1 or regions[0].last_inputs is None or regions[0].last_used is None:
+        return {}
+    region = regions[0]
+    fd, inputs = region.last_used, list(region.last_inputs)
+    systems = {"nvfuser-fd.execute": lambda *_: fd.execute(inputs)}
+    fec = getattr(fd, "fec", None)
+    if fec is not None:
+        systems["nvfuser-fec.execute"] = lambda *_: fec.execute(inputs)
+    return systems
+
+
+@dataclass
+class Row:
+    case: str
+    system: str
+    median_us: float
+    min_us: float
+    max_us: float
+    vs_eager: float | None = None
+    vs_upstream: float | None = None
+    check: str = ""
+    count: int | None = None
+    kind: str = ""
+    samples_us: list = field(default_factory=list)
+
+
+def outputs_of(fn, case: Case):
+    with torch.no_grad() if case.inference else torch.enable_grad():
+        out = fn(*case.args)
+        if case.backward:
+            for a in case.args:
+                a.grad = None
+            out.backward()
+            return (out.detach(), *(a.grad.clone() for a in case.args if a.requires_grad))
+    return out
+
+
+def flat_tensors(x):
+    leaves = torch.utils._pytree.tree_leaves(x)
+    return [t for t in leaves if isinstance(t, torch.Tensor)]
+
+
+def bitwise_equal(a, b) -> bool:
+    fa, fb = flat_tensors(a), flat_tensors(b)
+    return len(fa) == len(fb) and all(x.dtype == y.dtype and x.shape == y.shape and torch.equal(x, y) for x, y in zip(fa, fb))
+
+
+def close(a, b) -> bool:
+    fa, fb = flat_tensors(a), flat_tensors(b)
+    try:
+        for x, y in zip(fa, fb, strict=True):
+            torch.testing.assert_close(x, y, check_dtype=True)
+    except (AssertionError, ValueError):
+        return False
+    return True
+
+
+def build_systems(case: Case, device: str, with_compile: bool):
+    fn = case.fn
+    eager = fn
+    upstream = thunder.jit(fn, fastpath=False, **({"nv_store_fusion_inputs": True} if device == "cuda" else {}))
+    fast = thunder.jit(fn, fastpath=True)
+    systems = {"eager": eager, "thunder": upstream, "fast": fast}
+    if with_compile:
+        systems["torch.compile"] = torch.compile(fn)
+    # Warm up (compile, then hit) so that the outputs compared below come from cache hits.
+    for _ in range(2):
+        for f in systems.values():
+            outputs_of(f, case)
+    refs = {name: outputs_of(f, case) for name, f in systems.items()}
+    if not case.backward:
+        prepare = computation_only(fast)
+        if prepare is not None:
+            with torch.no_grad() if case.inference else torch.enable_grad():
+                systems["computation"] = prepare(*case.args)
+    if device == "cuda":
+        with torch.no_grad() if case.inference else torch.enable_grad():
+            systems.update(nvfuser_direct(upstream, case.args))
+    return systems, refs
+
+
+def run_case(case: Case, device: str, repeats: int, budget_s: float, with_compile: bool) -> list[Row]:
+    systems, refs = build_systems(case, device, with_compile)
+    checks = {}
+    for name in systems:
+        if name in refs:
+            out = refs[name]
+        else:
+            out = None  # computation-only and nvFuser systems return the computation's raw outputs
+        if name == "eager" or out is None:
+            checks[name] = ""
+        elif name == "fast":
+            checks[name] = "=" if bitwise_equal(out, refs["thunder"]) else ("~" if close(out, refs["eager"]) else "!")
+        else:
+            checks[name] = "~" if close(out, refs["eager"]) else "!"
+    if "fast" in refs and not bitwise_equal(refs["fast"], refs["thunder"]):
+        checks["fast"] = checks["fast"] or "!"
+
+    def statement(f):
+        if case.backward:
+            return lambda: f(*case.args).backward()
+        return lambda: f(*case.args)
+
+    timers = {}
+    for name, f in systems.items():
+        call = statement(f)
+        for _ in range(3):
+            call()
+        t = tbench.Timer(stmt="call()", globals={"call": call})
+        per_call = t.timeit(10).mean
+        number = max(10, int(budget_s / max(per_call, 1e-7)))
+        timers[name] = (t, number)
+    samples = {name: [] for name in systems}
+    ctx = torch.no_grad if case.inference else torch.enable_grad
+    with ctx():
+        for _ in range(repeats):
+            for name, (t, number) in timers.items():
+                samples[name].append(t.timeit(number).mean * 1e6)
+    rows = []
+    for name, s in samples.items():
+        rows.append(Row(case.name, name, statistics.median(s), min(s), max(s), check=checks[name], count=case.count, kind=case.kind, samples_us=s))
+    by_name = {r.system: r for r in rows}
+    for r in rows:
+        r.vs_eager = r.median_us / by_name["eager"].median_us
+        r.vs_upstream = r.median_us / by_name["thunder"].median_us
+    return rows
+
+
+# ------------------------------------------------------------------------------------------------ reporting
+def print_table(rows: list[Row]) -> None:
+    print(f"{'case':<20} {'system':<20} {'median us':>10} {'min':>9} {'max':>9} {'/eager':>7} {'/thunder':>9}  out")
+    last = None
+    for r in rows:
+        if last is not None and r.case != last:
+            print()
+        last = r.case
+        print(
+            f"{r.case:<20} {r.system:<20} {r.median_us:>10.2f} {r.min_us:>9.2f} {r.max_us:>9.2f} "
+            f"{r.vs_eager:>7.2f} {r.vs_upstream:>9.3f}  {r.check}"
+        )
+    print("\nout: '=' bitwise equal to upstream thunder.jit, '~' close to eager (dtype-aware tolerance), '!' differs")
+
+
+def plot(rows: list[Row], path: str) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.exit("--plot needs matplotlib: pip install matplotlib")
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for ax, kind in zip(axes, ("inputs", "parameters")):
+        for system in ("eager", "thunder", "fast", "computation"):
+            pts = sorted((r.count, r.median_us) for r in rows if r.kind == kind and r.system == system)
+            if pts:
+                ax.plot(*zip(*pts), marker="o", label=system)
+        ax.set_xlabel(f"number of {kind}")
+        ax.set_ylabel("µs per call (median)")
+        ax.set_yscale("log")
+        ax.grid(True, alpha=0.3)
+        ax.legend()
+    fig.suptitle("thunder.jit per-call time against the number of tensor inputs / parameters")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def environment(device: str) -> dict:
+    env = {
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "thunder": getattr(thunder, "__version__", "?"),
+        "machine": platform.processor() or platform.machine(),
+        "device": device,
+    }
+    if device == "cuda":
+        env["gpu"] = torch.cuda.get_device_name(0)
+        try:
+            import nvfuser_direct
+
+            env["nvfuser"] = str(nvfuser_direct.version())
+        except ImportError:
+            pass
+    return env
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=("cpu", "cuda"))
+    parser.add_argument("--cases", default="", help="comma-separated case names or prefixes (default: all)")
+    parser.add_argument("--quick", action="store_true", help="fewer, shorter repeats (whole CPU suite in ~1 minute)")
+    parser.add_argument("--repeats", type=int, default=None)
+    parser.add_argument("--json", metavar="PATH")
+    parser.add_argument("--plot", metavar="PATH")
+    parser.add_argument("--with-compile", action="store_true", help="add torch.compile")
+    args = parser.parse_args(argv)
+    repeats = args.repeats or (5 if args.quick else 15)
+    budget_s = 0.01 if args.quick else 0.05  # per repeat and system
+    torch.manual_seed(0)
+    cases = make_cases(args.device)
+    if args.cases:
+        wanted = args.cases.split(",")
+        cases = [c for c in cases if any(c.name.startswith(w) for w in wanted)]
+    env = environment(args.device)
+    print(" | ".join(f"{k} {v}" for k, v in env.items()), f"| repeats {repeats}", flush=True)
+    rows = []
+    for case in cases:
+        rows += run_case(case, args.device, repeats, budget_s, args.with_compile)
+    print_table(rows)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"environment": env, "argv": sys.argv[1:], "rows": [asdict(r) for r in rows]}, f, indent=1)
+    if args.plot:
+        plot(rows, args.plot)
+    return 1 if any(r.check == "!" for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

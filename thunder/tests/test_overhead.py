@@ -1,0 +1,513 @@
+"""Equivalence and behaviour of thunder.fastpath against upstream thunder.jit (fast path off), in one process.
+
+Each differential test jits the same callable twice, ``fastpath=False`` (upstream) and ``fastpath=True``, feeds
+both the same call sequence, and requires after every call: the same outputs bitwise (or the same exception
+type), the same ``cache_hits``/``cache_misses``, and, where a hit is expected, that the fast callable served
+it without upstream's path.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import pathlib
+import subprocess
+import sys
+from contextlib import nullcontext
+
+import expecttest
+import pytest
+import torch
+
+import thunder
+import thunder.fastpath
+from thunder.fastpath.guard import DECLINE
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+# ------------------------------------------------------------------------------------------------ harness
+class Call:
+    """One call: a factory for fresh (args, kwargs), so both systems get equal but distinct inputs."""
+
+    def __init__(self, make, ctx=nullcontext, expect_fast=None):
+        self.make, self.ctx, self.expect_fast = make, ctx, expect_fast
+
+
+def outcome(f, call: Call):
+    args, kwargs = call.make()
+    with call.ctx():
+        try:
+            out = f(*args, **kwargs)
+        except Exception as e:  # the exception type is part of the behaviour
+            return ("raised", type(e)), args
+    return ("returned", out), args
+
+
+def assert_bitwise(a, b):
+    fa, fb = torch.utils._pytree.tree_flatten(a), torch.utils._pytree.tree_flatten(b)
+    assert fa[1] == fb[1], "different output structure"
+    for x, y in zip(fa[0], fb[0]):
+        if isinstance(x, torch.Tensor):
+            assert isinstance(y, torch.Tensor) and x.dtype == y.dtype and x.shape == y.shape
+            assert x.requires_grad == y.requires_grad
+            torch.testing.assert_close(x, y, rtol=0, atol=0, equal_nan=True, msg="outputs differ")
+        else:
+            assert type(x) is type(y) and (x == y or (x != x and y != y))
+
+
+def took_fast_path(fast) -> bool:
+    # Upstream's path stamps the host timers on every call; the fast path's hits do not.
+    cs = thunder.compile_stats(fast)
+    return cs.last_trace_host_start == took_fast_path.stamp
+
+
+def hits_misses(f):
+    return thunder.cache_hits(f), thunder.cache_misses(f)
+
+
+def run_differential(fn, calls, *, module=False, **jit_options):
+    fn_up, fn_fast = (copy.deepcopy(fn), copy.deepcopy(fn)) if module else (fn, fn)
+    up = thunder.jit(fn_up, fastpath=False, **jit_options)
+    fast = thunder.jit(fn_fast, fastpath=True, **jit_options)
+    assert thunder.fastpath.is_fast(fast) and not thunder.fastpath.is_fast(up)
+    for i, call in enumerate(calls):
+        took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+        (kind_up, res_up), args_up = outcome(up, call)
+        (kind_fast, res_fast), args_fast = outcome(fast, call)
+        assert kind_up == kind_fast, f"call {i}: upstream {kind_up} {res_up}, fast {kind_fast} {res_fast}"
+        if kind_up == "raised":
+            assert res_up is res_fast, f"call {i}: {res_up} vs {res_fast}"
+        else:
+            assert_bitwise(res_up, res_fast)
+            assert_bitwise(args_up, args_fast)  # in-place updates of inputs
+        assert hits_misses(up) == hits_misses(fast), f"call {i}: {hits_misses(up)} vs {hits_misses(fast)}"
+        assert thunder.compile_stats(up).calls == thunder.compile_stats(fast).calls
+        if call.expect_fast is not None:
+            assert took_fast_path(fast) == call.expect_fast, f"call {i}: fast path taken != {call.expect_fast}"
+    return up, fast
+
+
+def t(*shape, dtype=torch.float32, requires_grad=False, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype).requires_grad_(requires_grad)
+
+
+# ------------------------------------------------------------------------------------------------ set-up
+def test_fastpath_comes_from_this_checkout():
+    # A stale installed copy would sit in site-packages, outside the checkout.
+    path = pathlib.Path(thunder.fastpath.__file__).resolve()
+    assert REPO in path.parents, f"thunder.fastpath imported from {path}, not from {REPO}"
+
+
+# ------------------------------------------------------------------------------------------------ the switch
+def add(a, b):
+    return a + b
+
+
+def test_switch_enable_disable_and_opt_out():
+    was = thunder.fastpath.is_enabled()
+    try:
+        thunder.fastpath.disable()
+        assert not thunder.fastpath.is_enabled()
+        assert not thunder.fastpath.is_fast(thunder.jit(add))
+        assert thunder.fastpath.is_fast(thunder.jit(add, fastpath=True))
+        thunder.fastpath.enable()
+        assert thunder.fastpath.is_enabled()
+        fast, up = thunder.jit(add), thunder.jit(add, fastpath=False)
+        assert thunder.fastpath.is_fast(fast) and not thunder.fastpath.is_fast(up)
+        assert thunder.fastpath.is_fast(thunder.jit(torch.nn.Linear(2, 2)))
+        assert not thunder.fastpath.is_fast(thunder.jit(torch.nn.Linear(2, 2), fastpath=False))
+        # Side by side: both keep working, each on its own path.
+        a = t(3)
+        for _ in range(2):
+            assert torch.equal(fast(a, a), up(a, a))
+    finally:
+        (thunder.fastpath.enable if was else thunder.fastpath.disable)()
+
+
+@pytest.mark.parametrize("value, expected", [("0", False), ("1", True), (None, True)])
+def test_switch_environment_variable(value, expected):
+    env = {k: v for k, v in os.environ.items() if k != "THUNDER_FASTPATH"}
+    if value is not None:
+        env["THUNDER_FASTPATH"] = value
+    code = (
+        "import thunder, thunder.fastpath\n"
+        "f = thunder.jit(lambda a: a + 1)\n"
+        "print(thunder.fastpath.is_enabled(), thunder.fastpath.is_fast(f))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == [str(expected), str(expected)]
+
+
+def test_uncached_options_keep_upstream_path():
+    assert not thunder.fastpath.is_fast(thunder.jit(add, cache="no caching"))
+
+
+# ------------------------------------------------------------------------------------------------ recompilation
+def test_shapes_dtypes_and_requires_grad():
+    calls = [
+        Call(lambda: ((t(2, 3), t(2, 3, seed=1)), {})),
+        Call(lambda: ((t(2, 3), t(2, 3, seed=1)), {}), expect_fast=True),
+        Call(lambda: ((t(4, 3), t(4, 3)), {}), expect_fast=False),  # new shape: miss
+        Call(lambda: ((t(2, 3), t(2, 3, seed=1)), {}), expect_fast=True),  # older entry
+        Call(lambda: ((t(2, 3, dtype=torch.float64), t(2, 3, dtype=torch.float64)), {}), expect_fast=False),
+        Call(lambda: ((t(2, 3, dtype=torch.float64), t(2, 3, dtype=torch.float64)), {}), expect_fast=True),
+        Call(lambda: ((t(2, 3, requires_grad=True), t(2, 3)), {}), expect_fast=False),
+        Call(lambda: ((t(2, 3, requires_grad=True), t(2, 3)), {}), expect_fast=True),
+        Call(lambda: ((t(4, 3), t(4, 3)), {}), expect_fast=True),
+    ]
+    run_differential(lambda a, b: a * b + a.sin(), calls)
+
+
+def test_strides_do_not_matter_to_the_cache():
+    calls = [
+        Call(lambda: ((t(3, 3), t(3, 3)), {})),
+        Call(lambda: ((t(3, 3).t(), t(3, 3)), {}), expect_fast=True),
+        Call(lambda: ((t(3, 6)[:, ::2], t(3, 3)), {}), expect_fast=True),
+    ]
+    run_differential(lambda a, b: a @ b, calls)
+
+
+def test_grad_mode_autocast_default_dtype_and_device():
+    make = lambda: ((t(4, 4), t(4, 4, seed=1)), {})
+    calls = [
+        Call(make),
+        Call(make, expect_fast=True),
+        Call(make, ctx=torch.no_grad, expect_fast=False),
+        Call(make, ctx=torch.no_grad, expect_fast=True),
+        Call(make, expect_fast=True),
+        Call(make, ctx=lambda: torch.autocast("cpu", dtype=torch.bfloat16), expect_fast=False),
+        Call(make, ctx=lambda: torch.autocast("cpu", dtype=torch.bfloat16), expect_fast=False),
+        Call(make, ctx=lambda: torch.device("cpu"), expect_fast=True),
+        Call(make, expect_fast=True),
+    ]
+    run_differential(lambda a, b: (a @ b).relu() + torch.ones(4), calls)
+
+
+def test_default_dtype():
+    make = lambda: ((t(3),), {})
+    old = torch.get_default_dtype()
+
+    class DefaultDtype:
+        def __enter__(self):
+            torch.set_default_dtype(torch.float64)
+
+        def __exit__(self, *exc):
+            torch.set_default_dtype(old)
+
+    calls = [Call(make), Call(make, expect_fast=True), Call(make, ctx=DefaultDtype, expect_fast=False),
+             Call(make, ctx=DefaultDtype, expect_fast=True), Call(make, expect_fast=True)]
+    run_differential(lambda a: a + torch.arange(3), calls)
+
+
+def test_aliased_inputs():
+    def same_twice():
+        a = t(5)
+        return (a, a), {}
+
+    def views_of_one_storage():
+        base = t(10)
+        return (base[:5], base[5:]), {}
+
+    def fresh():
+        return (t(5), t(5, seed=1)), {}
+
+    calls = [Call(fresh), Call(fresh, expect_fast=True), Call(same_twice, expect_fast=False),
+             Call(same_twice, expect_fast=True), Call(views_of_one_storage, expect_fast=True), Call(fresh, expect_fast=True)]
+
+    def f(a, b):
+        a.mul_(2)
+        return a + b
+
+    run_differential(f, calls)
+
+
+def test_in_place_update_of_an_input():
+    make = lambda: ((t(4), t(4, seed=1)), {})
+
+    def f(a, b):
+        a.add_(b)
+        return a * 2
+
+    run_differential(f, [Call(make), Call(make, expect_fast=True), Call(make, expect_fast=True)])
+
+
+def test_constant_values_numbers_and_strings():
+    def f(a, n, s, flag=True):
+        out = a * n
+        if s == "double":
+            out = out * 2
+        return out if flag else -out
+
+    calls = [
+        Call(lambda: ((t(3), 2, "double"), {})),
+        Call(lambda: ((t(3), 2, "double"), {}), expect_fast=True),
+        Call(lambda: ((t(3), 3, "double"), {}), expect_fast=False),
+        Call(lambda: ((t(3), 2.0, "double"), {}), expect_fast=False),  # same value, other type
+        Call(lambda: ((t(3), 2, "single"), {}), expect_fast=False),
+        Call(lambda: ((t(3), 2, "double"), {"flag": False}), expect_fast=False),
+        Call(lambda: ((t(3), 2, "double"), {"flag": False}), expect_fast=True),
+        Call(lambda: ((t(3), float("nan"), "x"), {}), expect_fast=False),
+        Call(lambda: ((t(3), float("nan"), "x"), {}), expect_fast=True),
+        Call(lambda: ((t(3), 3, "double"), {}), expect_fast=True),
+    ]
+    run_differential(f, calls)
+
+
+def test_symbolic_values():
+    def f(a, n):
+        return a * n + a.shape[0]
+
+    calls = [Call(lambda: ((t(3), 2), {})), Call(lambda: ((t(3), 5), {})), Call(lambda: ((t(7), 5), {})),
+             Call(lambda: ((t(7, dtype=torch.float64), 1), {})), Call(lambda: ((t(2), 9), {}))]
+    up, fast = run_differential(f, calls, cache="symbolic values")
+    assert thunder.cache_hits(fast) >= 2
+
+
+def test_containers_kwargs_and_varying_arity():
+    def f(*args, scale=1.0, extra=None, **kwargs):
+        out = args[0] * scale
+        for x in args[1:]:
+            out = out + x
+        if extra is not None:
+            out = out + extra["w"][0] * extra["w"][1] + extra["list"][0] * extra["list"][1]
+        for k in sorted(kwargs):
+            out = out + kwargs[k]
+        return out, len(args)
+
+    extra = lambda: {"w": (t(3, seed=5), 2.0), "list": [t(3, seed=6), t(3, seed=7)]}
+    calls = [
+        Call(lambda: ((t(3),), {})),
+        Call(lambda: ((t(3),), {}), expect_fast=True),
+        Call(lambda: ((t(3), t(3)), {}), expect_fast=False),
+        Call(lambda: ((t(3), t(3), t(3)), {"scale": 2.0}), expect_fast=False),
+        Call(lambda: ((t(3), t(3), t(3)), {"scale": 2.0}), expect_fast=True),
+        Call(lambda: ((t(3),), {"extra": extra()}), expect_fast=False),
+        Call(lambda: ((t(3),), {"extra": extra()}), expect_fast=True),
+        # upstream's prologue does not check the length of a list it reads from: a hit, for both
+        Call(lambda: ((t(3),), {"extra": {**extra(), "list": [t(3), t(3), t(3)]}}), expect_fast=True),
+        Call(lambda: ((t(3),), {"z": t(3), "y": t(3, seed=2)}), expect_fast=False),
+        Call(lambda: ((t(3),), {"y": t(3, seed=2), "z": t(3)}), expect_fast=True),
+        Call(lambda: ((t(3),), {}), expect_fast=True),
+    ]
+    run_differential(f, calls)
+
+
+def test_bad_input_raises_like_upstream():
+    calls = [
+        Call(lambda: ((t(3), t(3)), {})),
+        Call(lambda: ((t(3),), {})),  # wrong arity
+        Call(lambda: ((t(3), None), {})),  # None where a tensor was
+        Call(lambda: ((t(3), "x"), {})),
+        Call(lambda: ((t(3), t(3, dtype=torch.int64)), {})),  # new dtype: recompiles
+        Call(lambda: ((t(3), t(3)), {}), expect_fast=True),
+    ]
+    run_differential(lambda a, b: a + b, calls)
+
+
+# ------------------------------------------------------------------------------------------------ modules
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+        self.bn = torch.nn.BatchNorm1d(4)
+        self.scale = 2.0
+
+    def forward(self, x):
+        return self.bn(self.lin(x)) * self.scale
+
+
+def test_module_parameters_buffers_attributes_and_train_eval():
+    torch.manual_seed(0)
+    net = Net()
+    up = thunder.jit(copy.deepcopy(net), fastpath=False)
+    fast = thunder.jit(copy.deepcopy(net), fastpath=True)
+    x = t(3, 4)
+
+    def both(expect_fast=None, ctx=nullcontext):
+        took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+        with ctx():
+            a, b = up(x), fast(x)
+        assert_bitwise(a, b)
+        assert_bitwise(dict(up.named_buffers()), dict(fast.named_buffers()))
+        assert hits_misses(up) == hits_misses(fast)
+        if expect_fast is not None:
+            assert took_fast_path(fast) == expect_fast
+
+    both()
+    both(True)
+    both(False, ctx=torch.no_grad)  # grad mode is part of the entry: a miss...
+    both(True, ctx=torch.no_grad)  # ...then a hit
+    for m in (up, fast):
+        m.eval()
+    both(False)
+    both(True)
+    for m in (up, fast):
+        m.train()
+        m._model.scale = 3.0  # a Python attribute the prologue checks
+    both(False)
+    both(True)
+    with torch.no_grad():  # parameters updated in place
+        for m in (up, fast):
+            m._model.lin.weight.mul_(0.5)
+    both(True)
+    for m in (up, fast):  # parameters replaced
+        m._model.lin.bias = torch.nn.Parameter(torch.zeros(4))
+    both()
+    for m in (up, fast):  # a parameter that no longer requires grad
+        m._model.lin.weight.requires_grad_(False)
+    both(False)
+    both(True)
+
+
+def test_forward_and_backward_gradients():
+    def make():
+        return (t(3, 4, requires_grad=True), t(4, 4, seed=1, requires_grad=True)), {}
+
+    def check_grads(f):
+        (a, w), _ = make()
+        out = f(a, w)
+        out.sum().backward()
+        return out.detach(), a.grad, w.grad
+
+    f = lambda a, w: torch.tanh(a @ w) * 2
+    up, fast = thunder.jit(f, fastpath=False), thunder.jit(f, fastpath=True)
+    for i in range(3):
+        took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+        assert_bitwise(check_grads(up), check_grads(fast))
+        assert hits_misses(up) == hits_misses(fast)
+        if i:
+            assert took_fast_path(fast)
+    assert thunder.last_backward_traces(fast)
+
+
+def without_header(trace) -> str:
+    return str(trace).split("\n", 1)[1]  # the first line says how long the trace took
+
+
+def test_statistics_match_upstream():
+    f = lambda a: a.cos()
+    up, fast = thunder.jit(f, fastpath=False), thunder.jit(f, fastpath=True)
+    for shape in [(2,), (2,), (3,), (2,), (3,)]:
+        a = t(*shape)
+        up(a), fast(a)
+        assert thunder.compile_stats(up).calls == thunder.compile_stats(fast).calls
+        for traces in (thunder.last_traces, thunder.last_prologue_traces):
+            assert without_header(traces(up)[-1]) == without_header(traces(fast)[-1])
+        logs = [thunder.compile_stats(f).last_interpreter_log for f in (up, fast)]
+        assert (logs[0] is None) == (logs[1] is None)
+    assert hits_misses(fast) == (3, 2)
+
+
+def test_external_cache_clear_is_noticed():
+    f = lambda a: a * 3
+    fast = thunder.jit(f)
+    a = t(2)
+    fast(a), fast(a)
+    thunder.compile_stats(fast).interpreter_cache.clear()
+    fast(a)
+    assert thunder.cache_misses(fast) == 2
+
+
+# ------------------------------------------------------------------------------------------------ guards
+def guard_source(fast):
+    call = fast._forward_fn if isinstance(fast, torch.nn.Module) else fast
+    return call._lc_fastpath_state.hits[0].guard_source
+
+
+class TestGeneratedGuards(expecttest.TestCase):
+    # Pinned sources of two representative guards; refresh with EXPECTTEST_ACCEPT=1 after a deliberate change.
+    def test_function_guard(self):
+        fast = thunder.jit(lambda a, b, n: a * b + n)
+        fast(t(2, 3), t(2, 3), 3)
+        self.assertExpectedInline(guard_source(fast), """\
+def guard(args, kwargs):
+    try:
+        if not (len(args) == 3): return None
+        if not (len(kwargs) == 0): return None
+        a = args[0]
+        b = args[1]
+        i0 = args[2]
+        if not (type(i0) is int and i0 == 3): return None
+        if __is_grad_enabled() is not True: return None
+        if __is_any_autocast_enabled(): return __DECLINE
+        if __get_default_dtype() is not torch.float32: return None
+        if not __default_device_is_cpu() and __get_default_device() != __c0: return None
+        if not __tensor_guards.check(a, b):
+            __verdict = __check_tensors_slowly((a, b,), __tensor_specs, __tensor_types)
+            if __verdict is not True: return __verdict
+        if a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr(): return None
+    except Exception:
+        return None
+    return ((a, b, ), (), )
+""")
+
+    def test_module_guard(self):
+        fast = thunder.jit(torch.nn.Linear(4, 2))
+        with torch.no_grad():
+            fast(t(3, 4))
+        self.assertExpectedInline(guard_source(fast), """\
+def guard(args, kwargs):
+    try:
+        if not (len(args) == 1): return None
+        if not (len(kwargs) == 0): return None
+        input = args[0]
+        module0 = __function_obj
+        module = __thunder_module()
+        t_weight = module._overrides_parameters.get('weight', __null)
+        if t_weight is __null: t_weight = module.get_parameter('weight')
+        t_bias = module._overrides_parameters.get('bias', __null)
+        if t_bias is __null: t_bias = module.get_parameter('bias')
+        i0 = module.__dict__['training'] if 'training' in module.__dict__ else module._modules['_model'].training
+        if not (type(i0) is bool and i0 == True): return None
+        i1 = module.__dict__['in_features'] if 'in_features' in module.__dict__ else module._modules['_model'].in_features
+        if not (type(i1) is int and i1 == 4): return None
+        i2 = module.__dict__['out_features'] if 'out_features' in module.__dict__ else module._modules['_model'].out_features
+        if not (type(i2) is int and i2 == 2): return None
+        if __is_grad_enabled() is not False: return None
+        if __is_any_autocast_enabled(): return __DECLINE
+        if __get_default_dtype() is not torch.float32: return None
+        if not __default_device_is_cpu() and __get_default_device() != __c0: return None
+        if not __tensor_guards.check(input, t_weight, t_bias):
+            __verdict = __check_tensors_slowly((input, t_weight, t_bias,), __tensor_specs, __tensor_types)
+            if __verdict is not True: return __verdict
+    except Exception:
+        return None
+    return ((input, t_bias, t_weight, ), (), )
+""")
+
+
+def test_guard_declines_tensor_subclasses():
+    fast = thunder.jit(lambda a: a * 2)
+    fast(t(3))
+    guard = fast._lc_fastpath_state.hits[0].guard
+    assert guard((t(3),), {}) is not None
+    assert guard((torch.nn.Parameter(t(3), requires_grad=False),), {}) is DECLINE
+    assert guard((t(4),), {}) is None
+
+
+# ------------------------------------------------------------------------------------------------ generated sequences
+hypothesis = pytest.importorskip("hypothesis")
+st = hypothesis.strategies
+
+
+@hypothesis.settings(deadline=None, max_examples=25, suppress_health_check=list(hypothesis.HealthCheck))
+@hypothesis.given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([(2,), (3,), (2, 2)]),
+            st.sampled_from([torch.float32, torch.float64]),
+            st.booleans(),  # grad mode
+            st.sampled_from([1, 2, 2.0, -1]),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_generated_call_sequences(sequence):
+    calls = [
+        Call(lambda shape=shape, dtype=dtype, n=n: ((t(*shape, dtype=dtype), n), {}), ctx=nullcontext if grad else torch.no_grad)
+        for shape, dtype, grad, n in sequence
+    ]
+    run_differential(lambda a, n: a.exp() * n - a, calls)
