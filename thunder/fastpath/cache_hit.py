@@ -18,6 +18,7 @@ through upstream's path; hits do not take timestamps.
 from __future__ import annotations
 
 import functools
+import weakref
 
 import torch
 
@@ -82,6 +83,8 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
     is_differentiable_outputs = options.get("is_differentiable_outputs", None)
     disable_split_autograd = options.get("thunderfx_disable_split_autograd", False)
     user_fn = cd.fn
+    # Weak: the ThunderModule holds this callable, and a strong reference back would keep both alive.
+    thunder_module_ref = weakref.ref(thunder_module) if thunder_module is not None else lambda: None
 
     def publish(hit):
         # The statistics an upstream hit writes; they only change when the entry hit changes.
@@ -136,7 +139,7 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
                 entry.prologue_traces[-1],
                 args,
                 kwargs,
-                thunder_module=thunder_module,
+                thunder_module=thunder_module_ref(),
                 data_parallel=bool(getattr(user_fn, "use_ddp", False) or getattr(user_fn, "use_fsdp", False)),
             )
             return CacheHit(entry, guard, source, grad_enabled=torch.is_grad_enabled())
