@@ -17,6 +17,7 @@ import os
 
 import thunder
 from thunder.core.module import ThunderModule
+from thunder.fastpath import nvfuser
 from thunder.fastpath.cache_hit import make_fast
 
 __all__ = ["enable", "disable", "is_enabled", "is_fast", "jit"]
@@ -30,14 +31,12 @@ def enable() -> None:
     """Callables jitted from now on take the fast path."""
     global _enabled
     _enabled = True
-    _nvfuser_enable()
 
 
 def disable() -> None:
     """Callables jitted from now on take upstream's path (those already jitted keep theirs)."""
     global _enabled
     _enabled = False
-    _nvfuser_disable()
 
 
 def is_enabled() -> bool:
@@ -56,6 +55,7 @@ def jit(fn, /, *, fastpath: bool | None = None, **options):
     if not (_enabled if fastpath is None else fastpath):
         return jitted
     cd, cs = jitted._lc_cd, jitted._lc_cs
+    cd._lc_fastpath = True  # read when nvFuser regions are created (nvfuser.py)
     if isinstance(jitted, ThunderModule):
         fast = make_fast(jitted._forward_fn, cd, cs, thunder_module=jitted)
         if fast is not None:
@@ -67,18 +67,5 @@ def jit(fn, /, *, fastpath: bool | None = None, **options):
 jit._lc_upstream_jit = _upstream_jit
 
 
-def _nvfuser_enable() -> None:
-    from thunder.fastpath import nvfuser
-
-    nvfuser.install()
-
-
-def _nvfuser_disable() -> None:
-    from thunder.fastpath import nvfuser
-
-    nvfuser.uninstall()
-
-
 thunder.jit = jit
-if _enabled:
-    _nvfuser_enable()
+nvfuser.install()

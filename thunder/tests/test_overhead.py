@@ -511,3 +511,163 @@ def test_generated_call_sequences(sequence):
         for shape, dtype, grad, n in sequence
     ]
     run_differential(lambda a, n: a.exp() * n - a, calls)
+
+
+# ------------------------------------------------------------------------------------------------ nvFuser regions
+def _nvfuser_usable() -> bool:
+    if not torch.cuda.is_available():
+        return False
+    from thunder.executors.nvfuserex import nvfuser_available
+
+    return nvfuser_available()
+
+
+requires_nvfuser = pytest.mark.skipif(not _nvfuser_usable(), reason="needs CUDA and nvFuser")
+
+
+def fusion_regions(jitted):
+    trace = thunder.last_traces(jitted)[-1]
+    return [v for k, v in trace.python_ctx().items() if k.startswith("nvFusion")]
+
+
+def nvfuser_pair(fn, **options):
+    up = thunder.jit(fn, fastpath=False, executors=["nvfuser"], **options)
+    fast = thunder.jit(fn, fastpath=True, executors=["nvfuser"], **options)
+    return up, fast
+
+
+def run_both(up, fast, *args):
+    out_up, out_fast = up(*args), fast(*args)
+    assert_bitwise(out_up, out_fast)
+    assert hits_misses(up) == hits_misses(fast)
+    return out_fast
+
+
+class Issue1657(torch.nn.Module):
+    def forward(self, x):
+        y = torch.sin(x)
+        return (y, y.sum() > 0)
+
+
+@requires_nvfuser
+def test_nvfuser_issue1657_graph_and_region_type():
+    from thunder.fastpath.nvfuser import FusionRegion
+
+    x = torch.testing.make_tensor((319999,), dtype=torch.int64, device="cuda", low=3, high=9).as_strided((400, 400), (800, 2))
+    up, fast = nvfuser_pair(Issue1657())
+    for _ in range(3):
+        out = run_both(up, fast, x)
+    torch.testing.assert_close(out[0], torch.sin(x))
+    assert [type(r) for r in fusion_regions(fast)] == [FusionRegion]
+    assert all(type(r) is not FusionRegion for r in fusion_regions(up))
+
+
+@requires_nvfuser
+def test_nvfuser_stride_switch():
+    f = lambda a, b: (a * 2 + b).exp()
+    up, fast = nvfuser_pair(f)
+    base = torch.randn(8, 16, device="cuda")
+    strided = base[:, ::2]
+    contiguous = strided.contiguous()
+    transposed = torch.randn(8, 8, device="cuda").t()
+    b = torch.randn(8, 8, device="cuda")
+    for a in [strided, contiguous, strided, transposed, contiguous, transposed, strided]:
+        out = run_both(up, fast, a, b)
+        torch.testing.assert_close(out, f(a, b))
+    assert thunder.cache_misses(fast) == 1  # strides never recompile: the region picks the definition
+
+
+@requires_nvfuser
+@pytest.mark.parametrize("dtype", [torch.int64, torch.float32, torch.bfloat16])
+def test_nvfuser_dtypes_and_broadcast(dtype):
+    f = lambda a, b: a * b + a
+    up, fast = nvfuser_pair(f)
+    a = torch.testing.make_tensor((1, 5), dtype=dtype, device="cuda", low=-3, high=3)
+    b = torch.testing.make_tensor((4, 5), dtype=dtype, device="cuda", low=-3, high=3)
+    for _ in range(3):
+        out = run_both(up, fast, a, b)
+    torch.testing.assert_close(out, f(a, b))
+
+
+@requires_nvfuser
+def test_nvfuser_scalar_inputs():
+    f = lambda a, s: a * s + 1
+    up, fast = nvfuser_pair(f, cache="symbolic values")
+    a = torch.randn(6, device="cuda")
+    for s in [2.0, 3.0, 3.0, -1.5]:
+        out = run_both(up, fast, a, s)
+        torch.testing.assert_close(out, f(a, s))
+
+
+@requires_nvfuser
+def test_nvfuser_two_fusions_in_one_trace():
+    def f(a):
+        b = (a * 2).sin()
+        c = torch.sort(b, dim=-1).values  # not fused: splits the graph into two regions
+        return (c + 1).cos()
+
+    up, fast = nvfuser_pair(f)
+    a = torch.randn(4, 8, device="cuda")
+    for _ in range(3):
+        out = run_both(up, fast, a)
+    torch.testing.assert_close(out, f(a))
+    assert len(fusion_regions(fast)) == 2
+
+
+@requires_nvfuser
+def test_nvfuser_requires_grad_forward_and_backward():
+    f = lambda a, w: torch.tanh(a * w).sum()
+    up, fast = nvfuser_pair(f)
+    grads = []
+    for jitted in (up, fast):
+        for _ in range(3):
+            a = torch.ones(4, 4, device="cuda", requires_grad=True)
+            w = torch.full((4, 4), 0.5, device="cuda", requires_grad=True)
+            out = jitted(a, w)
+            out.backward()
+        grads.append((out.detach(), a.grad, w.grad))
+    assert_bitwise(grads[0], grads[1])
+
+
+@requires_nvfuser
+def test_nvfuser_store_inputs_and_last_used():
+    up, fast = nvfuser_pair(lambda a: a.exp(), nv_store_fusion_inputs=True)
+    a = torch.randn(3, device="cuda")
+    for _ in range(2):
+        run_both(up, fast, a)
+    (region,) = fusion_regions(fast)
+    assert region.last_inputs[0] is a and region.last_used is not None
+    assert_bitwise(region.last_used.execute(list(region.last_inputs)), fusion_regions(up)[0].last_used.execute([a]))
+
+
+def calls_into(modules, fn, *args):
+    """How many Python-level calls into the given module prefixes one call of ``fn`` makes."""
+    seen = []
+
+    def profiler(frame, event, arg):
+        if event == "call":
+            name = frame.f_globals.get("__name__", "")
+        elif event == "c_call":
+            name = getattr(arg, "__module__", None) or ""
+        else:
+            return
+        if name.startswith(modules):
+            seen.append(name)
+
+    sys.setprofile(profiler)
+    try:
+        fn(*args)
+    finally:
+        sys.setprofile(None)
+    return seen
+
+
+@requires_nvfuser
+def test_nvfuser_cache_hit_makes_no_cuda_or_distributed_python_calls():
+    x = torch.testing.make_tensor((319999,), dtype=torch.int64, device="cuda", low=3, high=9).as_strided((400, 400), (800, 2))
+    up, fast = nvfuser_pair(Issue1657())
+    for _ in range(2):
+        up(x), fast(x)
+    modules = ("torch.cuda", "torch.distributed")
+    assert calls_into(modules, up, x), "the upstream path should make such calls (else this test proves nothing)"
+    assert calls_into(modules, fast, x) == []

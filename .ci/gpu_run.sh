@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# GPU measurements and tests, for the `device` tool of this workplace (see CONTRIBUTING.md). Expects the
+# device kit: run as `source .device/setup.sh && bash .ci/gpu_run.sh PHASE` with carry [".device"], PHASE being
+# `measure` (CUDA tests and the benchmark) or `shipped` (lightning-thunder's test_nvfuser on/off); writes to $OUT.
+set -uo pipefail
+OUT=${OUT:-/tmp/gpu_out}; mkdir -p "$OUT"
+site=$(python3 -c "import thunder, os; print(os.path.dirname(thunder.__file__))")
+ln -sfn "$PWD/thunder/fastpath" "$site/fastpath"   # the working tree's thunder.fastpath inside the device's thunder
+export PYTHONUNBUFFERED=1
+if [ "${1:-measure}" = measure ]; then
+echo "== test_overhead (CUDA tests included)"
+python3 -m pytest -q -p no:cacheprovider -W ignore thunder/tests/test_overhead.py 2>&1 | tail -n 15 | tee "$OUT/test_overhead.log"
+echo "== benchmark"
+python3 thunder/benchmarks/small_graph.py --device cuda --json "$OUT/cuda.json" 2>&1 | grep -v -i warn | tee "$OUT/cuda.log"
+python3 thunder/benchmarks/small_graph.py --device cpu --quick --cases two_8x8,params_1 --json "$OUT/cpu_host.json" 2>&1 | grep -v -i warn | tail -n 12
+else
+echo "== lightning-thunder's test_nvfuser, fast path on and off"
+PY=$(command -v python3) timeout "${SHIPPED_TIMEOUT:-540}" bash .ci/compare_shipped_suites thunder.tests.test_nvfuser 2>&1 | tee "$OUT/test_nvfuser.log"
+fi
