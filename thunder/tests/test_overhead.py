@@ -586,7 +586,9 @@ def test_nvfuser_dtypes_and_broadcast(dtype):
     b = torch.testing.make_tensor((4, 5), dtype=dtype, device="cuda", low=-3, high=3)
     for _ in range(3):
         out = run_both(up, fast, a, b)
-    torch.testing.assert_close(out, f(a, b))
+    # nvFuser computes low-precision floats in float32 and rounds once
+    ref = f(a, b) if dtype is torch.int64 else f(a.float(), b.float()).to(dtype)
+    torch.testing.assert_close(out, ref)
 
 
 @requires_nvfuser
@@ -603,7 +605,7 @@ def test_nvfuser_scalar_inputs():
 def test_nvfuser_two_fusions_in_one_trace():
     def f(a):
         b = (a * 2).sin()
-        c = torch.sort(b, dim=-1).values  # not fused: splits the graph into two regions
+        c = torch.sort(b, dim=-1)[0]  # not fused: splits the graph into two regions
         return (c + 1).cos()
 
     up, fast = nvfuser_pair(f)
