@@ -18,11 +18,13 @@ through upstream's path; hits do not take timestamps.
 from __future__ import annotations
 
 import functools
+import operator
 import weakref
 
 import torch
 
 from thunder.core.options import CACHE_OPTIONS
+from thunder.core.prims import PrimIDs
 from thunder.core.trace import is_tracing
 from thunder.executors.torch_autograd import connect_to_autograd
 from thunder.fastpath.guard import DECLINE, Unsupported, build_guard
@@ -34,7 +36,7 @@ _set_grad_enabled = torch._C._set_grad_enabled
 class CacheHit:
     """What a hit on one cache entry needs, resolved when the entry gets its guard."""
 
-    __slots__ = ("entry", "guard", "guard_source", "computation", "epilogue", "grad_off", "backward_fn")
+    __slots__ = ("entry", "guard", "guard_source", "computation", "epilogue", "finish", "grad_off", "backward_fn")
 
     def __init__(self, entry, guard, guard_source, grad_enabled: bool):
         self.entry = entry
@@ -42,10 +44,29 @@ class CacheHit:
         self.guard_source = guard_source
         self.computation = _undecorated(entry.computation_fn)
         self.epilogue = _undecorated(entry.epilogue_fn)
+        self.finish = _epilogue_shortcut(entry)
         # Upstream runs computation and epilogue under torch.no_grad(); the guard pins the grad mode, so the
         # switch is needed only for entries made with grad enabled.
         self.grad_off = grad_enabled
         self.backward_fn = entry.backward_fn
+
+
+def _epilogue_shortcut(entry):
+    """A C-level callable that maps the computation's output to the epilogue's result, when the epilogue only
+    passes the computation's outputs through (the common case); None when the epilogue must run."""
+    prologue_return = entry.prologue_traces[-1].bound_symbols[-1]
+    epilogue = entry.epilogue_traces[-1]
+    if prologue_return.sym.id != PrimIDs.RETURN or prologue_return.args[0][1] != ():
+        return None  # the prologue passes values to the epilogue
+    *unpacks, ret = epilogue.bound_symbols
+    if ret.sym.id != PrimIDs.RETURN or any(b.sym.id != PrimIDs.UNPACK_TRIVIAL for b in unpacks):
+        return None
+    params, value = tuple(epilogue.args), ret.args[0]
+    if len(params) == 1 and value is params[0]:
+        return operator.itemgetter(0)
+    if isinstance(value, tuple) and len(value) == len(params) and all(v is p for v, p in zip(value, params)):
+        return tuple  # the computation returns a tuple; tuple() of a tuple is that tuple
+    return None
 
 
 def _undecorated(fn):
@@ -163,13 +184,20 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
                 inps, pro_to_epi = found
                 if hit.backward_fn is not None:
                     return _call_with_backward(hit, inps, pro_to_epi)
+                # Upstream runs computation and epilogue under no_grad; switch only when grad is on.
                 if hit.grad_off:
                     _set_grad_enabled(False)
                     try:
-                        return hit.epilogue(*pro_to_epi, *hit.computation(*inps))
+                        out = hit.computation(*inps)
+                        if hit.finish is None:
+                            return hit.epilogue(*pro_to_epi, *out)
                     finally:
                         _set_grad_enabled(True)
-                return hit.epilogue(*pro_to_epi, *hit.computation(*inps))
+                else:
+                    out = hit.computation(*inps)
+                    if hit.finish is None:
+                        return hit.epilogue(*pro_to_epi, *out)
+                return hit.finish(out)
         return upstream_call(args, kwargs)
 
     def _call_with_backward(hit, inps, pro_to_epi):

@@ -24,7 +24,7 @@ from numbers import Number
 from typing import Any
 
 import torch
-from torch._C._dynamo.guards import TensorGuards
+from torch._C._dynamo.guards import GlobalStateGuard, TensorGuards
 
 import thunder
 from thunder.core.prims import PrimIDs
@@ -74,16 +74,6 @@ def check_tensors_slowly(tensors, specs, types):
     return True
 
 
-def _default_device_is_cpu() -> bool:
-    # torch.get_default_device() costs microseconds; without a device mode or a global device context it
-    # returns the CPU, which these two cheap reads establish.
-    # (The thread-local's __dict__ avoids getattr's costly AttributeError when the attribute was never set.)
-    return torch._C._len_torch_function_stack() == 0 and _GLOBAL_DEVICE_CONTEXT.__dict__.get("device_context") is None
-
-
-_GLOBAL_DEVICE_CONTEXT = torch._GLOBAL_DEVICE_CONTEXT
-
-
 _CACHE_INFO_KEYS = (
     "default_dtype",
     "default_device",
@@ -107,7 +97,8 @@ _GLOBALS = {
     "__alias_string": alias_string,
     "__get_default_dtype": torch.get_default_dtype,
     "__get_default_device": torch.get_default_device,
-    "__default_device_is_cpu": _default_device_is_cpu,
+    "__len_torch_function_stack": torch._C._len_torch_function_stack,
+    "__device_context": torch._GLOBAL_DEVICE_CONTEXT,
     "__is_grad_enabled": torch.is_grad_enabled,
     "__is_any_autocast_enabled": torch._C._is_any_autocast_enabled,
     "__is_autocast_enabled": torch.is_autocast_enabled,
@@ -141,6 +132,7 @@ class GuardBuilder:
         self.top_level: dict[str, Any] = {}  # name -> ("args", index) | ("kwargs", key)
         self.arg_counts: dict[str, int] = {}
         self.thunder_module_names: set[str] = set()
+        self.hoisted: set[str] = set()  # locals that hold a ThunderModule's override dicts
         self.returned = None
 
     # -- helpers -----------------------------------------------------------------------------------
@@ -249,7 +241,11 @@ class GuardBuilder:
             PrimIDs.UNPACK_SUBMODULE: ("_module_cache", "get_submodule"),
         }[sid]
         # ThunderModule.get_parameter and friends: an override dict first, then the wrapped model.
-        self.emit(f"{out.name} = {module.name}.{overrides}.get({name!r}, __null)")
+        local = f"__{module.name}{overrides}"
+        if local not in self.hoisted:
+            self.hoisted.add(local)
+            self.emit(f"{local} = {module.name}.{overrides}")
+        self.emit(f"{out.name} = {local}.get({name!r}, __null)")
         self.emit(f"if {out.name} is __null: {out.name} = {module.name}.{getter}({name!r})")
 
     def check_tensor(self, t, shape, device, dtype, requires_grad) -> None:
@@ -295,19 +291,31 @@ class GuardBuilder:
                 "if not (__is_autocast_enabled('cuda') or __is_autocast_enabled('cpu')): return None",
                 "return __DECLINE",
             ]
-        lines = []
+        # Grad mode, autocast and the default dtype in one C++ call (dynamo's GlobalStateGuard, made now, in the
+        # state of the call that used this entry). It also watches state that upstream ignores (thread count,
+        # deterministic algorithms, ...): when it objects, the exact checks decide.
+        exact = []
         if "is_grad_enabled" in expected:
-            lines.append(f"if __is_grad_enabled() is not {bool(expected['is_grad_enabled'])}: return None")
+            exact.append(f"if __is_grad_enabled() is not {bool(expected['is_grad_enabled'])}: return None")
         if "is_autocast_enabled" in expected:
             # Any autocast (not only CPU and CUDA, which upstream looks at): let upstream decide.
-            lines.append("if __is_any_autocast_enabled(): return __DECLINE")
+            exact.append("if __is_any_autocast_enabled(): return __DECLINE")
         if "default_dtype" in expected:
-            lines.append(f"if __get_default_dtype() is not {self.constant(expected['default_dtype'])}: return None")
+            exact.append(f"if __get_default_dtype() is not {self.constant(expected['default_dtype'])}: return None")
+        lines = []
+        if exact:
+            self.globals["__global_state"] = GlobalStateGuard()
+            lines = ["if not __global_state.check():"] + ["    " + line for line in exact]
         if "default_device" in expected:
             device = torch.device(expected["default_device"])
             ref = self.constant(device)
             if device == torch.device("cpu"):
-                lines.append(f"if not __default_device_is_cpu() and __get_default_device() != {ref}: return None")
+                # torch.get_default_device() costs microseconds; without a device mode on the torch-function
+                # stack and without a global device context it is the CPU.
+                lines.append(
+                    "if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None)"
+                    f" and __get_default_device() != {ref}: return None"
+                )
             else:
                 lines.append(f"if __get_default_device() != {ref}: return None")
         if "no_grad_sync" in expected:

@@ -160,6 +160,13 @@ def test_shapes_dtypes_and_requires_grad():
     run_differential(lambda a, b: a * b + a.sin(), calls)
 
 
+def test_several_outputs_and_pass_through():
+    # epilogues that only pass outputs through are skipped on hits: the results must not change
+    make = lambda: ((t(3), t(3, seed=1)), {})
+    run_differential(lambda a, b: (a + 1, a * b), [Call(make), Call(make, expect_fast=True)])
+    run_differential(lambda a, b: (a + b, [b.sin(), {"x": a}], a), [Call(make), Call(make, expect_fast=True)])
+
+
 def test_strides_do_not_matter_to_the_cache():
     calls = [
         Call(lambda: ((t(3, 3), t(3, 3)), {})),
@@ -430,10 +437,11 @@ def guard(args, kwargs):
         b = args[1]
         i0 = args[2]
         if not (type(i0) is int and i0 == 3): return None
-        if __is_grad_enabled() is not True: return None
-        if __is_any_autocast_enabled(): return __DECLINE
-        if __get_default_dtype() is not torch.float32: return None
-        if not __default_device_is_cpu() and __get_default_device() != __c0: return None
+        if not __global_state.check():
+            if __is_grad_enabled() is not True: return None
+            if __is_any_autocast_enabled(): return __DECLINE
+            if __get_default_dtype() is not torch.float32: return None
+        if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None) and __get_default_device() != __c0: return None
         if not __tensor_guards.check(a, b):
             __verdict = __check_tensors_slowly((a, b,), __tensor_specs, __tensor_types)
             if __verdict is not True: return __verdict
@@ -455,9 +463,10 @@ def guard(args, kwargs):
         input = args[0]
         module0 = __function_obj
         module = __thunder_module()
-        t_weight = module._overrides_parameters.get('weight', __null)
+        __module_overrides_parameters = module._overrides_parameters
+        t_weight = __module_overrides_parameters.get('weight', __null)
         if t_weight is __null: t_weight = module.get_parameter('weight')
-        t_bias = module._overrides_parameters.get('bias', __null)
+        t_bias = __module_overrides_parameters.get('bias', __null)
         if t_bias is __null: t_bias = module.get_parameter('bias')
         i0 = module.__dict__['training'] if 'training' in module.__dict__ else module._modules['_model'].training
         if not (type(i0) is bool and i0 == True): return None
@@ -465,10 +474,11 @@ def guard(args, kwargs):
         if not (type(i1) is int and i1 == 4): return None
         i2 = module.__dict__['out_features'] if 'out_features' in module.__dict__ else module._modules['_model'].out_features
         if not (type(i2) is int and i2 == 2): return None
-        if __is_grad_enabled() is not False: return None
-        if __is_any_autocast_enabled(): return __DECLINE
-        if __get_default_dtype() is not torch.float32: return None
-        if not __default_device_is_cpu() and __get_default_device() != __c0: return None
+        if not __global_state.check():
+            if __is_grad_enabled() is not False: return None
+            if __is_any_autocast_enabled(): return __DECLINE
+            if __get_default_dtype() is not torch.float32: return None
+        if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None) and __get_default_device() != __c0: return None
         if not __tensor_guards.check(input, t_weight, t_bias):
             __verdict = __check_tensors_slowly((input, t_weight, t_bias,), __tensor_specs, __tensor_types)
             if __verdict is not True: return __verdict
