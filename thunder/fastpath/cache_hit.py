@@ -91,7 +91,7 @@ class _State:
         self.cache = None
         self.n_entries = -1
         self.published = None
-        self.by_entry: dict[int, CacheHit | None] = {}  # id(entry) -> hit, None when unsupported
+        self.by_entry: dict = {}  # id(entry) -> (entry, CacheHit or None when unsupported)
         self.unsupported: list[str] = []  # why entries kept upstream's path
 
 
@@ -144,26 +144,28 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
     def _guard_used_entry(args, kwargs):
         cache = cs.interpreter_cache
         used = next((e for e in cache if e.prologue_traces is cs.last_prologue_traces), None)
-        if used is not None and id(used) not in state.by_entry:
-            state.by_entry[id(used)] = _make_hit(used, args, kwargs)
+        if used is not None and state.by_entry.get(id(used), (None,))[0] is not used:
+            state.by_entry[id(used)] = (used, _make_hit(used, args, kwargs))
         hits = []
         for entry in reversed(cache):
-            hit = state.by_entry.get(id(entry))
-            if hit is None or hit.entry is not entry:
+            known, hit = state.by_entry.get(id(entry), (None, None))
+            if known is not entry or hit is None:
                 break  # upstream would try this entry before older ones: only upstream can go on
             hits.append(hit)
         state.hits, state.cache, state.n_entries = tuple(hits), cache, len(cache)
+        live = {id(e) for e in cache}  # forget entries that left the cache
+        state.by_entry = {k: v for k, v in state.by_entry.items() if k in live}
 
     def _make_hit(entry, args, kwargs):
         try:
-            guard, source = build_guard(
+            guard, source, grad_enabled = build_guard(
                 entry.prologue_traces[-1],
                 args,
                 kwargs,
                 thunder_module=thunder_module_ref(),
                 data_parallel=bool(getattr(user_fn, "use_ddp", False) or getattr(user_fn, "use_fsdp", False)),
             )
-            return CacheHit(entry, guard, source, grad_enabled=torch.is_grad_enabled())
+            return CacheHit(entry, guard, source, grad_enabled=grad_enabled)
         except Unsupported as e:
             state.unsupported.append(str(e))
             return None

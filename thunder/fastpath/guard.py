@@ -166,15 +166,18 @@ class GuardBuilder:
         self.emit(f"if not ({condition}): return None")
 
     # -- translation of the prologue's bound symbols -----------------------------------------------
-    def build(self):
+    def build(self) -> list[str]:
         for bsym in self.trace.bound_symbols:
             self.translate(bsym)
         if self.returned is None:
             raise Unsupported("prologue without return")
-        return self.finish()
+        return self.lines
 
     def translate(self, bsym) -> None:
         sid, args, out = bsym.sym.id, bsym.args, bsym.output
+        for p in bsym.flat_outs:
+            if isinstance(p, Proxy) and (p.name.startswith("__") or p.name == "torch"):
+                raise Unsupported(f"trace name {p.name!r} would shadow the guard's own names")
         if sid == PrimIDs.UNPACK_TRIVIAL:
             if getattr(out, "name", None) not in ("args", "kwargs"):
                 raise Unsupported("unpack_trivial of an unknown value")
@@ -280,6 +283,11 @@ class GuardBuilder:
             self.checked.add(name)
 
     # -- the parts that follow the prologue's own lines ----------------------------------------------
+    @property
+    def grad_enabled(self) -> bool:
+        """The grad mode the entry was made for (its computation runs under no_grad whatever it is)."""
+        return bool(self.expected_state.get("is_grad_enabled", torch.is_grad_enabled()))
+
     def state_checks(self) -> list[str]:
         expected = self.expected_state
         unknown = set(expected) - set(_CACHE_INFO_KEYS)
@@ -304,7 +312,10 @@ class GuardBuilder:
             exact.append(f"if __get_default_dtype() is not {self.constant(expected['default_dtype'])}: return None")
         lines = []
         if exact:
-            self.globals["__global_state"] = GlobalStateGuard()
+            # The call may have left grad mode changed (upstream applies a traced set_grad_enabled on a miss):
+            # capture the state the entry was called in.
+            with torch.set_grad_enabled(self.grad_enabled):
+                self.globals["__global_state"] = GlobalStateGuard()
             lines = ["if not __global_state.check():"] + ["    " + line for line in exact]
         if "default_device" in expected:
             device = torch.device(expected["default_device"])
@@ -355,18 +366,18 @@ class GuardBuilder:
             return [f"if {ptrs[0]} == {ptrs[1]}: return None"]
         return [f"if len({{{', '.join(ptrs)}}}) != {len(ptrs)}: return None"]
 
-    def tensor_check(self) -> list[str]:
+    def tensor_check(self, observed: dict) -> list[str]:
         if not self.tensors:
             # Without tensors nothing stops a guard from passing inside another trace: let upstream decide.
             return ["if __get_tracectx() is not None: return __DECLINE"]
         specs = self.tensors
         self.globals["__tensor_guards"] = TensorGuards(
-            *(self.observed_tensor(s) for s in specs),
+            *(observed[s.name] for s in specs),
             dynamic_dims_sizes=[list(s.shape) for s in specs],
             dynamic_dims_strides=[[None] * len(s.shape) for s in specs],
         )
         self.globals["__tensor_specs"] = [(s.shape, s.device, s.dtype, s.requires_grad) for s in specs]
-        self.globals["__tensor_types"] = [type(self.observed_tensor(s)) for s in specs]
+        self.globals["__tensor_types"] = [type(observed[s.name]) for s in specs]
         self.globals["__check_tensors_slowly"] = check_tensors_slowly
         names = ", ".join(s.name for s in specs)
         return [
@@ -375,15 +386,9 @@ class GuardBuilder:
             "    if __verdict is not True: return __verdict",
         ]
 
-    def observed_tensor(self, spec):
-        return self.observed_values[spec.name]
-
-    def finish(self):
-        return self.lines
-
 
 def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, data_parallel=False):
-    """Returns ``(guard, source)`` for a cache entry, from its prologue trace and one call that hit it.
+    """Returns ``(guard, source, grad_enabled)`` for a cache entry, from its prologue trace and one call that hit it.
 
     The call's arguments give the exact types that the tensor guard pins (the entry's prologue passed them).
     Raises ``Unsupported`` when the prologue cannot be expressed as a guard.
@@ -396,14 +401,13 @@ def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, data_paral
     observed = probe(args, kwargs)
     if observed is None:
         raise Unsupported("the entry's own call does not pass its guard")
-    builder.observed_values = observed
     # Global state first (cheap, and it decides entries made under autocast before the tensor guard, whose
     # dispatch keys would differ), then tensors, then aliasing (which relies on the tensor guard's types).
-    tail = builder.state_checks() + builder.tensor_check()
+    tail = builder.state_checks() + builder.tensor_check(observed)
     if "alias_tensor_indices" in builder.expected_state:
         tail += builder.alias_check(builder.expected_state["alias_tensor_indices"], args, kwargs)
     source = _function_source("guard", body + tail, [f"return {builder.fmt(builder.returned)}"])
-    return _compile(source, "guard", builder.globals), source
+    return _compile(source, "guard", builder.globals), source, builder.grad_enabled
 
 
 def _function_source(name: str, body: list[str], final: list[str]) -> str:
