@@ -167,6 +167,14 @@ class GuardBuilder:
 
     # -- translation of the prologue's bound symbols -----------------------------------------------
     def build(self) -> list[str]:
+        # Names read by anything but unpack_thunder_module, which the guard resolves through a weak reference
+        # instead: the function object is unpacked only when something else reads it.
+        self.read_names = {
+            p.name
+            for b in self.trace.bound_symbols
+            if b.sym.id != PrimIDs.UNPACK_THUNDER_MODULE
+            for p in b.flat_proxy_args
+        }
         for bsym in self.trace.bound_symbols:
             self.translate(bsym)
         if self.returned is None:
@@ -189,8 +197,9 @@ class GuardBuilder:
         elif sid == PrimIDs.UNPACK_ATTR:
             self.unpack_attr(args[0], args[1], out)
         elif sid == PrimIDs.UNPACK_FUNCTION_OBJ:
-            self.globals["__function_obj"] = self.trace.fn
-            self.emit(f"{out.name} = __function_obj")
+            if out.name in self.read_names:
+                self.globals["__function_obj"] = self.trace.fn
+                self.emit(f"{out.name} = __function_obj")
         elif sid == PrimIDs.UNPACK_THUNDER_MODULE:
             if self.thunder_module is None:
                 raise Unsupported("thunder module of a function")

@@ -461,7 +461,6 @@ def guard(args, kwargs):
         if not (len(args) == 1): return None
         if not (len(kwargs) == 0): return None
         input = args[0]
-        module0 = __function_obj
         module = __thunder_module()
         __module_overrides_parameters = module._overrides_parameters
         t_weight = __module_overrides_parameters.get('weight', __null)
