@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPU measurements and tests, for the `device` tool of this workplace (see CONTRIBUTING.md). Expects the
 # device kit: run as `source .device/setup.sh && bash .ci/gpu_run.sh PHASE` with carry [".device"], PHASE being
-# `measure` (CUDA tests and the benchmark) or `shipped` (lightning-thunder's test_nvfuser on/off); writes to $OUT.
+# `measure` (CUDA tests and the benchmark), `breakdown` (hit_breakdown.py on CUDA and on the host CPU) or `shipped`
+# (lightning-thunder's test_nvfuser on/off); writes to $OUT.
 set -uo pipefail
 OUT=${OUT:-/tmp/gpu_out}; mkdir -p "$OUT"
 site=$(python3 -c "import thunder, os; print(os.path.dirname(thunder.__file__))")
@@ -12,7 +13,13 @@ echo "== test_overhead (CUDA tests included)"
 python3 -m pytest -q -p no:cacheprovider -W ignore thunder/tests/test_overhead.py 2>&1 | tail -n 15 | tee "$OUT/test_overhead.log"
 echo "== benchmark"
 python3 thunder/benchmarks/small_graph.py --device cuda --json "$OUT/cuda.json" 2>&1 | grep -v -i warn | tee "$OUT/cuda.log"
-python3 thunder/benchmarks/small_graph.py --device cpu --quick --cases two_8x8,params_1 --json "$OUT/cpu_host.json" 2>&1 | grep -v -i warn | tail -n 12
+python3 thunder/benchmarks/small_graph.py --device cpu --quick --cases two_8x8,params_1 --json "$OUT/cpu_host.json" 2>&1 | grep -v -i warn | tee "$OUT/cpu_host.log"
+echo "== breakdown"
+python3 thunder/benchmarks/hit_breakdown.py --device cuda --number 5000 --repeats 9 --cases issue1657 2>&1 | grep -v -i warn | tee "$OUT/breakdown_cuda.log"
+python3 thunder/benchmarks/hit_breakdown.py --device cpu --number 5000 --repeats 9 --cases two_8x8,params_1 2>&1 | grep -v -i warn | tee "$OUT/breakdown_cpu.log"
+elif [ "$1" = breakdown ]; then
+python3 thunder/benchmarks/hit_breakdown.py --device cuda --number 5000 --repeats 9 --cases issue1657,rmsnorm_1x2880 2>&1 | grep -v -i warn | tee "$OUT/breakdown_cuda.log"
+python3 thunder/benchmarks/hit_breakdown.py --device cpu --number 5000 --repeats 9 --cases two_8x8,params_1,inputs_16,inputs_64,params_32,params_128 2>&1 | grep -v -i warn | tee "$OUT/breakdown_cpu.log"
 else
 echo "== lightning-thunder's test_nvfuser, fast path on and off"
 PY=$(command -v python3) timeout "${SHIPPED_TIMEOUT:-540}" bash .ci/compare_shipped_suites thunder.tests.test_nvfuser 2>&1 | tee "$OUT/test_nvfuser.log"

@@ -1,10 +1,12 @@
-"""Where one cache hit of the fast path spends its time, piece by piece (minimum over repeats, µs per call).
+"""Where one cache hit of the fast path spends its time, piece by piece (µs per call, minimum over repeats).
 
-    python thunder/benchmarks/hit_breakdown.py [--case params_1] [--device cpu]
+    python thunder/benchmarks/hit_breakdown.py [--cases params_1,two_8x8] [--device cpu|cuda]
 
-Uses the cases of small_graph.py. Pieces: the whole call; for modules the fast callable without the
-ThunderModule's nn.Module.__call__; the generated guard alone; the computation alone (prepared inputs); guard
-then computation; eager.
+Uses the cases of small_graph.py; the pieces are interleaved repeat by repeat. Pieces: the whole call; for
+modules the fast callable without the module's __call__; the entry's generated hit function (guard + call); the
+guard alone; the computation alone with prepared inputs, with and without the grad-mode switch; on CUDA, for a
+computation with one nvFuser region: the region's call, the executor call that the region makes, and
+nvFuser's fd.fec.execute and fd.execute with a list; eager.
 """
 
 import argparse
@@ -18,42 +20,80 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import small_graph  # noqa: E402
 
 import thunder  # noqa: E402
+from thunder.fastpath.nvfuser import FusionRegion  # noqa: E402
+
+
+def pieces_of(case):
+    jitted = thunder.jit(case.fn, fastpath=True)
+    for _ in range(3):
+        jitted(*case.args)
+    fast = jitted._forward_fn if isinstance(jitted, torch.nn.Module) else jitted
+    hit = fast._lc_fastpath_state.hits[0]
+    args, comp, check, call = case.args, hit.computation, hit.guard.check, hit.call
+    prepared = check(args, {})[0]
+    set_grad = torch._C._set_grad_enabled
+
+    def computation_with_switch():
+        set_grad(False)
+        try:
+            return comp(*prepared)
+        finally:
+            set_grad(True)
+
+    pieces = {"whole call": lambda: jitted(*args)}
+    if fast is not jitted:
+        pieces["fast callable (no module __call__)"] = lambda: fast(*args)
+    pieces["hit function (guard + call)"] = lambda: call(args, {})
+    pieces["guard"] = lambda: check(args, {})
+    if hit.grad_off:
+        pieces["computation, grad switched off"] = computation_with_switch
+    pieces["computation"] = lambda: comp(*prepared)
+    regions = [v for v in comp.__globals__.values() if isinstance(v, FusionRegion)]
+    region_args = None
+    if len(regions) == 1:
+        region = regions[0]
+        region.store_inputs = True
+        comp(*prepared)
+        region_args = region.last_inputs
+        region.store_inputs = False
+    if len(regions) == 1 and region_args is not None:
+        fd = region.last_used
+        as_list = list(region_args)
+        pieces["nvFuser region call"] = lambda: region(*region_args)
+        pieces["region's executor call"] = lambda: region.execute(region_args)
+        pieces["fd.fec.execute(list)"] = lambda: fd.fec.execute(as_list)
+        pieces["fd.fec.execute(tuple)"] = lambda: fd.fec.execute(region_args)
+        pieces["fd.execute(list)"] = lambda: fd.execute(as_list)
+    pieces["eager"] = lambda: case.fn(*args)
+    return pieces
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--case", default="params_1")
+    parser.add_argument("--cases", default="params_1")
     parser.add_argument("--device", default="cpu")
-    parser.add_argument("--number", type=int, default=50000)
+    parser.add_argument("--number", type=int, default=20000)
     parser.add_argument("--repeats", type=int, default=15)
     args = parser.parse_args()
-    case = next(c for c in small_graph.make_cases(args.device) if c.name == args.case)
-    jitted = thunder.jit(case.fn, fastpath=True)
-    torch.set_grad_enabled(not case.inference)
-    for _ in range(3):
-        jitted(*case.args)
-    call = jitted._forward_fn if isinstance(jitted, torch.nn.Module) else jitted
-    hit = call._lc_fastpath_state.hits[0]
-    guard, comp, inputs = hit.guard, hit.computation, case.args
-    prepared = guard(inputs, {})[0]
+    cases = {c.name: c for c in small_graph.make_cases(args.device)}
     sync = torch.cuda.synchronize if args.device == "cuda" else (lambda: None)
-    pieces = {
-        "whole call": lambda: jitted(*inputs),
-        "fast callable (no nn.Module.__call__)": lambda: call(*inputs),
-        "guard": lambda: guard(inputs, {}),
-        "computation": lambda: comp(*prepared),
-        "guard, then computation": lambda: comp(*guard(inputs, {})[0]),
-        "eager": lambda: case.fn(*inputs),
-    }
-    if hit.grad_off:
-        print("note: this entry switches grad mode off around the computation; 'computation' here does not")
-    for name, fn in pieces.items():
-        def loop(fn=fn):
-            for _ in range(args.number):
-                fn()
-            sync()
-        best = min(timeit.repeat(loop, number=1, repeat=args.repeats)) / args.number * 1e6
-        print(f"{name:<40} {best:8.3f} us")
+    for name in args.cases.split(","):
+        case = cases[name]
+        torch.set_grad_enabled(not case.inference)
+        pieces = pieces_of(case)
+        best = {piece: float("inf") for piece in pieces}
+        for _ in range(args.repeats):
+            for piece, fn in pieces.items():
+                def loop(fn=fn):
+                    for _ in range(args.number):
+                        fn()
+                    sync()
+
+                best[piece] = min(best[piece], timeit.timeit(loop, number=1) / args.number * 1e6)
+        print(f"== {name} ({'no_grad' if case.inference else 'grad enabled'})")
+        for piece, us in best.items():
+            print(f"{piece:<40} {us:8.3f} us")
+        torch.set_grad_enabled(True)
 
 
 if __name__ == "__main__":

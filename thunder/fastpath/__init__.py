@@ -6,7 +6,8 @@ variable ``THUNDER_FASTPATH`` is ``0``); ``enable()``, ``disable()`` and ``is_en
 the fast path live side by side: the switch is read when ``thunder.jit`` is called, not on each call.
 
 Modules: ``cache_hit.py`` (the jitted callable's cache-hit path) and ``guard.py`` (the per-entry guards it runs),
-which stand for changes to ``thunder/__init__.py``; ``nvfuser.py`` (the nvFuser region call), which stands
+which stand for changes to ``thunder/__init__.py``; ``module.py`` (``ThunderModule.__call__``, for
+``thunder/core/module.py``); ``nvfuser.py`` (the nvFuser region call), which stands
 for changes to ``thunder/executors/nvfuserex_impl.py``.
 """
 
@@ -19,6 +20,7 @@ import thunder
 from thunder.core.module import ThunderModule
 from thunder.fastpath import nvfuser
 from thunder.fastpath.cache_hit import make_fast
+from thunder.fastpath.module import FastThunderModule
 
 __all__ = ["enable", "disable", "is_enabled", "is_fast", "jit"]
 
@@ -60,6 +62,8 @@ def jit(fn, /, *, fastpath: bool | None = None, **options):
         fast = make_fast(jitted._forward_fn, cd, cs, thunder_module=jitted)
         if fast is not None:
             jitted._forward_fn = fast
+            if type(jitted) is ThunderModule:
+                jitted.__class__ = FastThunderModule
         return jitted
     return make_fast(jitted, cd, cs) or jitted
 

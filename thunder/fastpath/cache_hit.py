@@ -5,11 +5,12 @@ Stands for changes to ``thunder/__init__.py``: the callable that ``jit`` returns
 variable, ``compile_data_and_stats`` and the host/prologue timers, ``maybe_connect_to_autograd``,
 ``call_epilogue`` and the closing ``set_grad_enabled``).
 
-On a call, each cache entry's guard (see ``guard.py``) is tried in upstream's order, newest first. A hit then
-does only what the call needs: the computation (undecorated; grad mode switched off around it only when it is
-on), the autograd connection when the entry has a backward, the epilogue, and the counters. Anything else (a
-miss, an entry that has no guard, a guard that declines) goes through upstream's own callable unchanged,
-after which the entry that it used gets its guard.
+Each cache entry gets one generated function (``CacheHit.call``): its guard (see ``guard.py``) followed by what
+a hit needs and nothing else: the counters, the computation (undecorated; grad mode switched off around it only
+when it is on), the autograd connection when the entry has a backward, the epilogue unless it only passes
+outputs through. The fast callable tries these functions in upstream's order, newest entry first. Anything else
+(a miss, an entry that has no guard, a guard that declines) goes through upstream's own callable unchanged,
+after which the entry that it used gets its function.
 
 Timing fields of ``compile_stats`` (``last_trace_host_start`` and the like) describe the last call that went
 through upstream's path; hits do not take timestamps.
@@ -18,7 +19,6 @@ through upstream's path; hits do not take timestamps.
 from __future__ import annotations
 
 import functools
-import operator
 import weakref
 
 import torch
@@ -27,33 +27,68 @@ from thunder.core.options import CACHE_OPTIONS
 from thunder.core.prims import PrimIDs
 from thunder.core.trace import is_tracing
 from thunder.executors.torch_autograd import connect_to_autograd
-from thunder.fastpath.guard import DECLINE, Unsupported, build_guard
+from thunder.fastpath.guard import DECLINE, MISS, Guard, Unsupported, build_guard
 
 _FAST_CACHE_OPTIONS = (CACHE_OPTIONS.CONSTANT_VALUES, CACHE_OPTIONS.SYMBOLIC_VALUES)
 _set_grad_enabled = torch._C._set_grad_enabled
 
 
 class CacheHit:
-    """What a hit on one cache entry needs, resolved when the entry gets its guard."""
+    """One guarded cache entry and ``call``, the function generated for it: the entry's guard followed by what a hit
+    runs (counters, the computation with grad mode as upstream has it, the autograd connection or the epilogue).
+    ``call(args, kwargs)`` returns the jitted callable's result, or ``MISS`` / ``DECLINE`` as the guard decides."""
 
-    __slots__ = ("entry", "guard", "guard_source", "computation", "epilogue", "finish", "grad_off", "backward_fn")
+    __slots__ = ("entry", "guard", "computation", "epilogue", "finish", "grad_off", "backward_fn", "call", "source")
 
-    def __init__(self, entry, guard, guard_source, grad_enabled: bool):
+    def __init__(self, entry, guard: Guard, runtime: dict):
         self.entry = entry
         self.guard = guard
-        self.guard_source = guard_source
         self.computation = _undecorated(entry.computation_fn)
         self.epilogue = _undecorated(entry.epilogue_fn)
         self.finish = _epilogue_shortcut(entry)
         # Upstream runs computation and epilogue under torch.no_grad(); the guard pins the grad mode, so the
         # switch is needed only for entries made with grad enabled.
-        self.grad_off = grad_enabled
+        self.grad_off = guard.grad_enabled
         self.backward_fn = entry.backward_fn
+        namespace = {
+            **runtime,
+            "__this": self,
+            "__computation": self.computation,
+            "__epilogue": self.epilogue,
+            "__set_grad_enabled": _set_grad_enabled,
+        }
+        self.call, self.source = guard.compile_with("hit", self._on_pass(), namespace)
+
+    def _on_pass(self) -> list[str]:
+        lines = [
+            "__cs.calls += 1",
+            "__cs.cache_hits += 1",
+            "if __state.published is not __this: __publish(__this)",
+        ]
+        inputs, pro_to_epi = self.guard.inputs, self.guard.pro_to_epi
+        if self.backward_fn is not None:
+            return lines + [f"return __call_with_backward(__this, ({inputs}), ({pro_to_epi}))"]
+        computed = f"__computation({inputs})"
+        result = {
+            "first": f"{computed}[0]",
+            "all": f"tuple({computed})",
+            None: f"__epilogue({pro_to_epi}*{computed})",
+        }[self.finish]
+        if not self.grad_off:
+            return lines + [f"return {result}"]
+        return lines + [
+            "__set_grad_enabled(False)",
+            "try:",
+            f"    return {result}",
+            "finally:",
+            "    __set_grad_enabled(True)",
+        ]
 
 
 def _epilogue_shortcut(entry):
-    """A C-level callable that maps the computation's output to the epilogue's result, when the epilogue only
-    passes the computation's outputs through (the common case); None when the epilogue must run."""
+    """How the epilogue's result follows from the computation's output when the epilogue only passes outputs
+    through (the common case): ``"first"`` (its first element), ``"all"`` (all of them, as a tuple); ``None``
+    when the epilogue must run."""
     prologue_return = entry.prologue_traces[-1].bound_symbols[-1]
     epilogue = entry.epilogue_traces[-1]
     if prologue_return.sym.id != PrimIDs.RETURN or prologue_return.args[0][1] != ():
@@ -63,9 +98,9 @@ def _epilogue_shortcut(entry):
         return None
     params, value = tuple(epilogue.args), ret.args[0]
     if len(params) == 1 and value is params[0]:
-        return operator.itemgetter(0)
+        return "first"
     if isinstance(value, tuple) and len(value) == len(params) and all(v is p for v, p in zip(value, params)):
-        return tuple  # the computation returns a tuple; tuple() of a tuple is that tuple
+        return "all"
     return None
 
 
@@ -84,10 +119,11 @@ def _undecorated(fn):
 class _State:
     """The guarded cache entries, newest first, and the bookkeeping that keeps them in step with upstream."""
 
-    __slots__ = ("hits", "cache", "n_entries", "published", "by_entry", "unsupported")
+    __slots__ = ("hits", "calls", "cache", "n_entries", "published", "by_entry", "unsupported")
 
     def __init__(self):
         self.hits: tuple[CacheHit, ...] = ()
+        self.calls: tuple = ()  # the hits' generated functions, in the same order
         self.cache = None
         self.n_entries = -1
         self.published = None
@@ -153,56 +189,25 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
                 break  # upstream would try this entry before older ones: only upstream can go on
             hits.append(hit)
         state.hits, state.cache, state.n_entries = tuple(hits), cache, len(cache)
+        state.calls = tuple(hit.call for hit in hits)
         live = {id(e) for e in cache}  # forget entries that left the cache
         state.by_entry = {k: v for k, v in state.by_entry.items() if k in live}
 
     def _make_hit(entry, args, kwargs):
         try:
-            guard, source, grad_enabled = build_guard(
+            guard = build_guard(
                 entry.prologue_traces[-1],
                 args,
                 kwargs,
                 thunder_module=thunder_module_ref(),
                 data_parallel=bool(getattr(user_fn, "use_ddp", False) or getattr(user_fn, "use_fsdp", False)),
             )
-            return CacheHit(entry, guard, source, grad_enabled=grad_enabled)
+            return CacheHit(entry, guard, runtime)
         except Unsupported as e:
             state.unsupported.append(str(e))
             return None
 
-    def fast_fn(*args, **kwargs):
-        cache = cs.interpreter_cache
-        if cache is state.cache and len(cache) == state.n_entries:
-            for hit in state.hits:
-                found = hit.guard(args, kwargs)
-                if found is None:
-                    continue
-                if found is DECLINE:
-                    break
-                cs.calls += 1
-                cs.cache_hits += 1
-                if state.published is not hit:
-                    publish(hit)
-                inps, pro_to_epi = found
-                if hit.backward_fn is not None:
-                    return _call_with_backward(hit, inps, pro_to_epi)
-                # Upstream runs computation and epilogue under no_grad; switch only when grad is on.
-                if hit.grad_off:
-                    _set_grad_enabled(False)
-                    try:
-                        out = hit.computation(*inps)
-                        if hit.finish is None:
-                            return hit.epilogue(*pro_to_epi, *out)
-                    finally:
-                        _set_grad_enabled(True)
-                else:
-                    out = hit.computation(*inps)
-                    if hit.finish is None:
-                        return hit.epilogue(*pro_to_epi, *out)
-                return hit.finish(out)
-        return upstream_call(args, kwargs)
-
-    def _call_with_backward(hit, inps, pro_to_epi):
+    def call_with_backward(hit, inps, pro_to_epi):
         if hit.grad_off:
             _set_grad_enabled(False)
             try:
@@ -216,6 +221,21 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
             finally:
                 _set_grad_enabled(True)
         return hit.epilogue(*pro_to_epi, *connect(hit, hit.computation(*inps)))
+
+    # What the generated hit functions reach besides their entry's own callables.
+    runtime = {"__cs": cs, "__state": state, "__publish": publish, "__call_with_backward": call_with_backward}
+
+    def fast_fn(*args, **kwargs):
+        cache = cs.interpreter_cache
+        if cache is state.cache and len(cache) == state.n_entries:
+            for call in state.calls:
+                result = call(args, kwargs)
+                if result is MISS:
+                    continue
+                if result is DECLINE:
+                    break
+                return result
+        return upstream_call(args, kwargs)
 
     functools.update_wrapper(fast_fn, upstream_fn)
     fast_fn._lc_fastpath_state = state

@@ -1,4 +1,4 @@
-"""Guards: one generated Python function per cache entry that decides a cache hit without the prologue.
+"""Guards: generated Python code per cache entry that decides a cache hit without the prologue.
 
 Upstream (``thunder/__init__.py``, ``get_computation_and_inputs``) decides a hit by filling a ``cache_info``
 dict (``populate_cache_info``) and running the entry's prologue, whose checks are generic function calls.
@@ -6,10 +6,11 @@ A guard is built once per entry from that entry's prologue trace and answers the
 code: the same unpacking, the prologue's value checks written out, all tensor metadata checked in one C++
 call (dynamo's ``TensorGuards``), and the ``cache_info`` entries read straight from torch's state.
 
-A guard returns
+The checks are compiled alone (``Guard.check``) and, for the fast path, together with the call that a hit
+makes (``Guard.compile_with``, used by ``cache_hit.py``). A guard returns
 
 * ``(computation_inputs, prologue_to_epilogue)`` where the prologue would pass,
-* ``None`` where the prologue would fail (a definite miss for this entry),
+* ``MISS`` where the prologue would fail (a definite miss for this entry),
 * ``DECLINE`` where it cannot tell exactly (tensor subclasses, unusual dispatch keys, autocast); the caller
   then takes upstream's path, which decides exactly.
 
@@ -32,6 +33,7 @@ from thunder.core.proxies import Proxy
 from thunder.core.pytree import tree_flatten
 from thunder.core.trace import get_tracectx
 
+MISS = object()
 DECLINE = object()
 
 
@@ -62,13 +64,13 @@ def tensor_matches(t, shape, device: str, dtype: torch.dtype, requires_grad: boo
 
 
 def check_tensors_slowly(tensors, specs, types):
-    """After TensorGuards said no: ``None`` where the prologue's checks fail, ``DECLINE`` where they pass but a
+    """After TensorGuards said no: ``MISS`` where the prologue's checks fail, ``DECLINE`` where they pass but a
     type differs from the one the guard was built with (the alias check depends on it), else ``True``.
 
     TensorGuards also rejects what the prologue accepts: a tensor passed twice, other dispatch keys.
     """
     if not all(tensor_matches(t, *spec) for t, spec in zip(tensors, specs)):
-        return None
+        return MISS
     if any(type(t) is not typ for t, typ in zip(tensors, types)):
         return DECLINE
     return True
@@ -92,6 +94,7 @@ _CACHE_INFO_KEYS = (
 # Names the generated code uses for its own globals; trace names never start with two underscores.
 _GLOBALS = {
     "torch": torch,
+    "__MISS": MISS,
     "__DECLINE": DECLINE,
     "__null": object(),
     "__alias_string": alias_string,
@@ -163,7 +166,7 @@ class GuardBuilder:
         self.lines.append(line)
 
     def miss_unless(self, condition: str) -> None:
-        self.emit(f"if not ({condition}): return None")
+        self.emit(f"if not ({condition}): return __MISS")
 
     # -- translation of the prologue's bound symbols -----------------------------------------------
     def build(self) -> list[str]:
@@ -237,9 +240,13 @@ class GuardBuilder:
     def unpack_attr(self, obj, name: str, out) -> None:
         if not name.isidentifier():
             raise Unsupported(f"attribute {name!r}")
-        if obj.name in self.thunder_module_names and not hasattr(type(self.thunder_module), name):
+        if (
+            obj.name in self.thunder_module_names
+            and not hasattr(type(self.thunder_module), name)
+            and name not in self.thunder_module.__dict__
+        ):
             # ThunderModule forwards unknown attributes to the wrapped model through a slow __getattr__;
-            # read the model directly unless the ThunderModule's own __dict__ has the name.
+            # read the model directly unless the ThunderModule's own __dict__ has the name by now.
             self.emit(f"{out.name} = {obj.name}.__dict__[{name!r}] if {name!r} in {obj.name}.__dict__ else {obj.name}._modules['_model'].{name}")
         else:
             self.emit(f"{out.name} = {obj.name}.{name}")
@@ -305,7 +312,7 @@ class GuardBuilder:
         if expected.get("is_autocast_enabled") is True:
             # An entry made under autocast: a definite miss without autocast, upstream's to decide with it.
             return [
-                "if not (__is_autocast_enabled('cuda') or __is_autocast_enabled('cpu')): return None",
+                "if not (__is_autocast_enabled('cuda') or __is_autocast_enabled('cpu')): return __MISS",
                 "return __DECLINE",
             ]
         # Grad mode, autocast and the default dtype in one C++ call (dynamo's GlobalStateGuard, made now, in the
@@ -313,12 +320,12 @@ class GuardBuilder:
         # deterministic algorithms, ...): when it objects, the exact checks decide.
         exact = []
         if "is_grad_enabled" in expected:
-            exact.append(f"if __is_grad_enabled() is not {bool(expected['is_grad_enabled'])}: return None")
+            exact.append(f"if __is_grad_enabled() is not {bool(expected['is_grad_enabled'])}: return __MISS")
         if "is_autocast_enabled" in expected:
             # Any autocast (not only CPU and CUDA, which upstream looks at): let upstream decide.
             exact.append("if __is_any_autocast_enabled(): return __DECLINE")
         if "default_dtype" in expected:
-            exact.append(f"if __get_default_dtype() is not {self.constant(expected['default_dtype'])}: return None")
+            exact.append(f"if __get_default_dtype() is not {self.constant(expected['default_dtype'])}: return __MISS")
         lines = []
         if exact:
             # The call may have left grad mode changed (upstream applies a traced set_grad_enabled on a miss):
@@ -334,16 +341,16 @@ class GuardBuilder:
                 # stack and without a global device context it is the CPU.
                 lines.append(
                     "if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None)"
-                    f" and __get_default_device() != {ref}: return None"
+                    f" and __get_default_device() != {ref}: return __MISS"
                 )
             else:
-                lines.append(f"if __get_default_device() != {ref}: return None")
+                lines.append(f"if __get_default_device() != {ref}: return __MISS")
         if "no_grad_sync" in expected:
             if self.data_parallel:
                 from thunder.distributed import get_skip_data_parallel_grad_sync
 
                 self.globals["__no_grad_sync"] = get_skip_data_parallel_grad_sync
-                lines.append(f"if __no_grad_sync() is not {bool(expected['no_grad_sync'])}: return None")
+                lines.append(f"if __no_grad_sync() is not {bool(expected['no_grad_sync'])}: return __MISS")
             elif expected["no_grad_sync"]:
                 raise Unsupported("no_grad_sync without data parallelism")
         return lines
@@ -361,7 +368,7 @@ class GuardBuilder:
             and all(name in self.checked for name in self.top_level)
         )
         if expected != "" or not all_known:
-            return [f"if __alias_string(args, kwargs) != {expected!r}: return None"]
+            return [f"if __alias_string(args, kwargs) != {expected!r}: return __MISS"]
         observed = {**{("args", i): v for i, v in enumerate(observed_args)}, **{("kwargs", k): v for k, v in observed_kwargs.items()}}
         storages = [
             name
@@ -372,8 +379,8 @@ class GuardBuilder:
         if len(ptrs) < 2:
             return []
         if len(ptrs) == 2:
-            return [f"if {ptrs[0]} == {ptrs[1]}: return None"]
-        return [f"if len({{{', '.join(ptrs)}}}) != {len(ptrs)}: return None"]
+            return [f"if {ptrs[0]} == {ptrs[1]}: return __MISS"]
+        return [f"if len({{{', '.join(ptrs)}}}) != {len(ptrs)}: return __MISS"]
 
     def tensor_check(self, observed: dict) -> list[str]:
         if not self.tensors:
@@ -396,8 +403,28 @@ class GuardBuilder:
         ]
 
 
-def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, data_parallel=False):
-    """Returns ``(guard, source, grad_enabled)`` for a cache entry, from its prologue trace and one call that hit it.
+class Guard:
+    """One cache entry's guard: its checks as source lines, compiled alone (``check``, for tests and benchmarks)
+    and, by ``compile_with``, in front of the code that a hit runs (the fast path's per-entry function)."""
+
+    def __init__(self, checks: list[str], namespace: dict, inputs: str, pro_to_epi: str, grad_enabled: bool):
+        self.checks = checks
+        self.namespace = namespace
+        self.inputs = inputs  # the computation's arguments, as source ("x, p")
+        self.pro_to_epi = pro_to_epi  # what the prologue passes to the epilogue, as source
+        self.grad_enabled = grad_enabled  # the grad mode the entry was made for
+        self.source = _function_source("guard", checks, [f"return (({inputs}), ({pro_to_epi}))"])
+        self.check = _compile(self.source, "guard", namespace)
+
+    def compile_with(self, name: str, on_pass: list[str], namespace: dict):
+        """A function ``name(args, kwargs)`` that returns ``MISS`` or ``DECLINE`` as the guard does, and otherwise
+        runs the lines ``on_pass`` (which see the guard's locals and, besides its globals, ``namespace``)."""
+        source = _function_source(name, self.checks, on_pass)
+        return _compile(source, name, {**self.namespace, **namespace}), source
+
+
+def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, data_parallel=False) -> Guard:
+    """Builds the ``Guard`` of a cache entry from its prologue trace and one call that hit it.
 
     The call's arguments give the exact types that the tensor guard pins (the entry's prologue passed them).
     Raises ``Unsupported`` when the prologue cannot be expressed as a guard.
@@ -405,24 +432,26 @@ def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, data_paral
     builder = GuardBuilder(prologue_trace, thunder_module=thunder_module, data_parallel=data_parallel)
     body = builder.build()
     # Evaluate the unpacking once on the observed call to learn each tensor's exact type and layout.
-    probe_src = _function_source("probe", body, ["return locals()"])
-    probe = _compile(probe_src, "probe", builder.globals)
+    probe = _compile(_function_source("probe", body, ["return locals()"]), "probe", builder.globals)
     observed = probe(args, kwargs)
-    if observed is None:
+    if observed is MISS:
         raise Unsupported("the entry's own call does not pass its guard")
     # Global state first (cheap, and it decides entries made under autocast before the tensor guard, whose
     # dispatch keys would differ), then tensors, then aliasing (which relies on the tensor guard's types).
     tail = builder.state_checks() + builder.tensor_check(observed)
     if "alias_tensor_indices" in builder.expected_state:
         tail += builder.alias_check(builder.expected_state["alias_tensor_indices"], args, kwargs)
-    source = _function_source("guard", body + tail, [f"return {builder.fmt(builder.returned)}"])
-    return _compile(source, "guard", builder.globals), source, builder.grad_enabled
+    returned = builder.returned
+    if not (isinstance(returned, tuple) and len(returned) == 2 and all(isinstance(r, (tuple, list)) for r in returned)):
+        raise Unsupported("prologue does not return (computation inputs, prologue-to-epilogue values)")
+    inputs, pro_to_epi = ("".join(builder.fmt(x) + ", " for x in r) for r in returned)
+    return Guard(body + tail, builder.globals, inputs, pro_to_epi, builder.grad_enabled)
 
 
 def _function_source(name: str, body: list[str], final: list[str]) -> str:
     lines = [f"def {name}(args, kwargs):", "    try:"]
     lines += [f"        {line}" for line in body]
-    lines += ["    except Exception:", "        return None"]
+    lines += ["    except Exception:", "        return __MISS"]
     lines += [f"    {line}" for line in final]
     return "\n".join(lines) + "\n"
 

@@ -9,8 +9,9 @@ annotations and passes four keyword arguments to ``fd.execute``, whose Python wr
 wrapped so that it decides per callable being compiled):
 
 * It keeps the FusionDefinition of the last input layout and reuses it while every tensor input has the same
-  type (``torch.Tensor``) and strides (and shape, where the region has symbolic shapes) as last time: Thunder's
-  cache does not key on strides, so these can change between calls (Lightning-AI/lightning-thunder#1840 review).
+  type (``torch.Tensor`` or ``nn.Parameter``), shape and strides as last time, checked in one C++ call (dynamo's
+  ``TensorGuards``): Thunder's cache does not key on strides, so these can change between calls
+  (Lightning-AI/lightning-thunder#1840 review).
   Any other layout goes through upstream's descriptor cache (``get_fd(to_descriptors(args))``), which builds or
   finds the right definition; anything that is not a plain tensor goes through upstream's wrapper unchanged.
 * It calls the definition's ``FusionExecutorCache.execute`` directly, with the device and options resolved once.
@@ -25,57 +26,69 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import operator
 import sys
 import types
 
 import torch
+from torch._C._dynamo.guards import TensorGuards
 
-Tensor = torch.Tensor
+# What the region hands to nvFuser's executor itself; other tensor subclasses go through upstream's wrapper.
+_PLAIN_TENSOR_TYPES = (torch.Tensor, torch.nn.Parameter)
 _upstream_create_wrapper = None  # upstream's create_fusion_definition_wrapper, once wrapped
 
 
+class _AnyLayout:
+    """The layout check of a region that reuses its first definition whatever the inputs (``nv_skip_cache``)."""
+
+    @staticmethod
+    def check(*tensors):
+        return True
+
+
 class FusionRegion:
-    """A drop-in for ``FusionDefinitionWrapper`` (other attributes are read from the upstream wrapper it holds)."""
+    """A drop-in for ``FusionDefinitionWrapper``, around the upstream wrapper that it holds."""
 
-    __slots__ = ("upstream", "name", "tensor_indices", "check_shapes", "layout", "execute", "last_used",
-                 "last_inputs", "store_inputs", "check_layout")
+    __slots__ = ("upstream", "name", "tensor_indices", "pick_tensors", "same_layout", "execute", "last_used",
+                 "last_inputs", "store_inputs")
 
-    def __init__(self, upstream, tensor_indices, check_shapes: bool):
+    def __init__(self, upstream, tensor_indices: tuple[int, ...], n_inputs: int):
         self.upstream = upstream
         self.name = upstream.name
         self.tensor_indices = tensor_indices
-        self.check_shapes = check_shapes
-        self.check_layout = upstream.use_cache  # nv_skip_cache=True: reuse the first definition, as upstream
-        self.layout = None  # ((index, stride[, shape]), ...) of the inputs the current `execute` was made for
+        # The region's tensor inputs out of all its inputs, for the layout check (None: all inputs are tensors).
+        if tensor_indices == tuple(range(n_inputs)):
+            self.pick_tensors = None
+        elif len(tensor_indices) == 1:
+            index = tensor_indices[0]
+            self.pick_tensors = lambda args: (args[index],)
+        else:
+            self.pick_tensors = operator.itemgetter(*tensor_indices)  # a tuple for two indices or more
+        # Passes while every tensor input has the exact type, shape, stride, dtype, device and dispatch keys that
+        # the current `execute` was prepared for (dynamo's TensorGuards: one C++ call for all of them).
+        self.same_layout = None
         self.execute = None
         self.last_used = None
         self.last_inputs = None
         self.store_inputs = upstream.store_inputs
 
-    def __getattr__(self, name):  # get_fd, cache_info, enable_options, ... of the upstream wrapper
-        return getattr(self.upstream, name)
-
     def __repr__(self):
         return f"FusionRegion({self.name})"
 
     def __call__(self, *args):
-        layout = self.layout
-        if layout is not None:
-            for entry in layout:
-                a = args[entry[0]]
-                if type(a) is not Tensor or a.stride() != entry[1] or (len(entry) == 3 and a.shape != entry[2]):
-                    break
-            else:
-                if self.store_inputs:
-                    self.last_inputs = args
-                return self.execute(args)
+        same_layout = self.same_layout
+        if same_layout is not None and same_layout.check(*(args if self.pick_tensors is None else self.pick_tensors(args))):
+            if self.store_inputs:
+                self.last_inputs = args
+            return self.execute(args)
         return self.prepare_and_call(args)
 
     def prepare_and_call(self, args):
         """A layout not seen last time: upstream's descriptor cache, then remember the layout for the next call."""
-        if any(type(args[i]) is not Tensor for i in self.tensor_indices):
+        tensors = [args[i] for i in self.tensor_indices]
+        if any(type(t) not in _PLAIN_TENSOR_TYPES for t in tensors):
             # Subclasses (DTensor, AsyncCollectiveTensor, ...) keep upstream's handling.
-            self.layout = None
+            self.same_layout = None
             out = self.upstream(*args)
             self.last_used, self.last_inputs = self.upstream.last_used, self.upstream.last_inputs
             return out
@@ -101,21 +114,30 @@ class FusionRegion:
         if up.enable_options or up.disable_options:
             kwargs.update(_enable_options=up.enable_options or [], _disable_options=up.disable_options or [])
         self.execute = functools.partial(fd.fec.execute, **kwargs) if kwargs else fd.fec.execute
-        if self.check_layout:
-            self.layout = tuple(
-                (i, args[i].stride(), args[i].shape) if self.check_shapes else (i, args[i].stride())
-                for i in self.tensor_indices
+        if up.use_cache:
+            self.same_layout = TensorGuards(
+                *tensors,
+                dynamic_dims_sizes=[list(t.shape) for t in tensors],
+                dynamic_dims_strides=[list(t.stride()) for t in tensors],
             )
         else:
-            self.layout = ()  # the first definition serves every call
+            self.same_layout = _AnyLayout  # nv_skip_cache=True: the first definition serves every call, as upstream
         return out
+
+
+# The rest of FusionDefinitionWrapper's interface, read from the upstream wrapper. Properties, not __getattr__: a
+# class with __getattr__ makes every attribute read in __call__ slower.
+for _name in ("get_fd", "to_descriptors", "use_cache", "cache_info", "cache_clear", "save_fake_inputs",
+              "enable_options", "disable_options"):
+    setattr(FusionRegion, _name, property(operator.attrgetter(f"upstream.{_name}")))
+del _name
 
 
 def _create_wrapper(bsyms, name, sorted_unique_inputs, sorted_unique_outputs):
     """Wraps upstream's ``create_fusion_definition_wrapper``: a FusionRegion for callables on the fast path."""
     from thunder.core.compile_data import get_compile_data
     from thunder.core.profile import profiling_enabled
-    from thunder.core.proxies import NumberProxy, TensorProxy
+    from thunder.core.proxies import TensorProxy
     from thunder.torch.experimental.dtensor_proxy import DTensorProxy
 
     upstream = _upstream_create_wrapper(bsyms, name, sorted_unique_inputs, sorted_unique_outputs)
@@ -124,9 +146,8 @@ def _create_wrapper(bsyms, name, sorted_unique_inputs, sorted_unique_outputs):
         return upstream
     if any(isinstance(p, DTensorProxy) for p in sorted_unique_inputs):
         return upstream
-    tensors = [(i, p) for i, p in enumerate(sorted_unique_inputs) if isinstance(p, TensorProxy)]
-    symbolic = any(isinstance(d, NumberProxy) for _, p in tensors for d in p._shape)
-    return FusionRegion(upstream, tuple(i for i, _ in tensors), check_shapes=symbolic)
+    tensor_indices = tuple(i for i, p in enumerate(sorted_unique_inputs) if isinstance(p, TensorProxy))
+    return FusionRegion(upstream, tensor_indices, len(sorted_unique_inputs))
 
 
 def _install_legacy_alias() -> None:

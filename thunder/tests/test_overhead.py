@@ -21,7 +21,7 @@ import torch
 
 import thunder
 import thunder.fastpath
-from thunder.fastpath.guard import DECLINE
+from thunder.fastpath.guard import DECLINE, MISS
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
@@ -368,6 +368,42 @@ def test_module_parameters_buffers_attributes_and_train_eval():
     both(True)
 
 
+def test_module_call_honours_hooks_and_instance_forward():
+    # FastThunderModule.__call__ skips nn.Module.__call__ only while that would do nothing but call forward.
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(4, 2)
+    up = thunder.jit(copy.deepcopy(lin), fastpath=False)
+    fast = thunder.jit(copy.deepcopy(lin), fastpath=True)
+    assert type(up) is thunder.core.module.ThunderModule and isinstance(fast, thunder.core.module.ThunderModule)
+    assert repr(up) == repr(fast)
+    x = t(3, 4)
+    seen = []
+
+    def both(expect_fast):
+        took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+        assert_bitwise(up(x), fast(x))
+        assert hits_misses(up) == hits_misses(fast)
+        assert took_fast_path(fast) == expect_fast
+
+    both(False)
+    both(True)
+    handles = [m.register_forward_pre_hook(lambda mod, args: seen.append(("pre", type(mod).__name__))) for m in (up, fast)]
+    handles += [m.register_forward_hook(lambda mod, args, out: out * 2) for m in (up, fast)]  # changes the result
+    both(True)  # the hooks run around a cache hit
+    assert seen == [("pre", "ThunderModule"), ("pre", "FastThunderModule")]
+    for h in handles:
+        h.remove()
+    global_hook = torch.nn.modules.module.register_module_forward_hook(lambda mod, args, out: out + 1)
+    try:
+        both(True)
+    finally:
+        global_hook.remove()
+    for m in (up, fast):
+        m.forward = lambda x: torch.zeros(1)  # an instance attribute: nn.Module.__call__ calls it
+    assert_bitwise(up(x), fast(x))
+    assert fast(x).shape == (1,)
+
+
 def test_forward_and_backward_gradients():
     def make():
         return (t(3, 4, requires_grad=True), t(4, 4, seed=1, requires_grad=True)), {}
@@ -418,48 +454,56 @@ def test_external_cache_clear_is_noticed():
 
 
 # ------------------------------------------------------------------------------------------------ guards
-def guard_source(fast):
+def hit_source(fast):
     call = fast._forward_fn if isinstance(fast, torch.nn.Module) else fast
-    return call._lc_fastpath_state.hits[0].guard_source
+    return call._lc_fastpath_state.hits[0].source
 
 
 class TestGeneratedGuards(expecttest.TestCase):
-    # Pinned sources of two representative guards; refresh with EXPECTTEST_ACCEPT=1 after a deliberate change.
+    # Pinned sources of two representative hit functions (guard, then the call); refresh with EXPECTTEST_ACCEPT=1
+    # after a deliberate change.
     def test_function_guard(self):
         fast = thunder.jit(lambda a, b, n: a * b + n)
         fast(t(2, 3), t(2, 3), 3)
-        self.assertExpectedInline(guard_source(fast), """\
-def guard(args, kwargs):
+        self.assertExpectedInline(hit_source(fast), """\
+def hit(args, kwargs):
     try:
-        if not (len(args) == 3): return None
-        if not (len(kwargs) == 0): return None
+        if not (len(args) == 3): return __MISS
+        if not (len(kwargs) == 0): return __MISS
         a = args[0]
         b = args[1]
         i0 = args[2]
-        if not (type(i0) is int and i0 == 3): return None
+        if not (type(i0) is int and i0 == 3): return __MISS
         if not __global_state.check():
-            if __is_grad_enabled() is not True: return None
+            if __is_grad_enabled() is not True: return __MISS
             if __is_any_autocast_enabled(): return __DECLINE
-            if __get_default_dtype() is not torch.float32: return None
-        if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None) and __get_default_device() != __c0: return None
+            if __get_default_dtype() is not torch.float32: return __MISS
+        if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None) and __get_default_device() != __c0: return __MISS
         if not __tensor_guards.check(a, b):
             __verdict = __check_tensors_slowly((a, b,), __tensor_specs, __tensor_types)
             if __verdict is not True: return __verdict
-        if a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr(): return None
+        if a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr(): return __MISS
     except Exception:
-        return None
-    return ((a, b, ), (), )
+        return __MISS
+    __cs.calls += 1
+    __cs.cache_hits += 1
+    if __state.published is not __this: __publish(__this)
+    __set_grad_enabled(False)
+    try:
+        return __computation(a, b, )[0]
+    finally:
+        __set_grad_enabled(True)
 """)
 
     def test_module_guard(self):
         fast = thunder.jit(torch.nn.Linear(4, 2))
         with torch.no_grad():
             fast(t(3, 4))
-        self.assertExpectedInline(guard_source(fast), """\
-def guard(args, kwargs):
+        self.assertExpectedInline(hit_source(fast), """\
+def hit(args, kwargs):
     try:
-        if not (len(args) == 1): return None
-        if not (len(kwargs) == 0): return None
+        if not (len(args) == 1): return __MISS
+        if not (len(kwargs) == 0): return __MISS
         input = args[0]
         module = __thunder_module()
         __module_overrides_parameters = module._overrides_parameters
@@ -468,32 +512,35 @@ def guard(args, kwargs):
         t_bias = __module_overrides_parameters.get('bias', __null)
         if t_bias is __null: t_bias = module.get_parameter('bias')
         i0 = module.__dict__['training'] if 'training' in module.__dict__ else module._modules['_model'].training
-        if not (type(i0) is bool and i0 == True): return None
+        if not (type(i0) is bool and i0 == True): return __MISS
         i1 = module.__dict__['in_features'] if 'in_features' in module.__dict__ else module._modules['_model'].in_features
-        if not (type(i1) is int and i1 == 4): return None
+        if not (type(i1) is int and i1 == 4): return __MISS
         i2 = module.__dict__['out_features'] if 'out_features' in module.__dict__ else module._modules['_model'].out_features
-        if not (type(i2) is int and i2 == 2): return None
+        if not (type(i2) is int and i2 == 2): return __MISS
         if not __global_state.check():
-            if __is_grad_enabled() is not False: return None
+            if __is_grad_enabled() is not False: return __MISS
             if __is_any_autocast_enabled(): return __DECLINE
-            if __get_default_dtype() is not torch.float32: return None
-        if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None) and __get_default_device() != __c0: return None
+            if __get_default_dtype() is not torch.float32: return __MISS
+        if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None) and __get_default_device() != __c0: return __MISS
         if not __tensor_guards.check(input, t_weight, t_bias):
             __verdict = __check_tensors_slowly((input, t_weight, t_bias,), __tensor_specs, __tensor_types)
             if __verdict is not True: return __verdict
     except Exception:
-        return None
-    return ((input, t_bias, t_weight, ), (), )
+        return __MISS
+    __cs.calls += 1
+    __cs.cache_hits += 1
+    if __state.published is not __this: __publish(__this)
+    return __computation(input, t_bias, t_weight, )[0]
 """)
 
 
 def test_guard_declines_tensor_subclasses():
     fast = thunder.jit(lambda a: a * 2)
     fast(t(3))
-    guard = fast._lc_fastpath_state.hits[0].guard
-    assert guard((t(3),), {}) is not None
+    guard = fast._lc_fastpath_state.hits[0].guard.check
+    assert guard((t(3),), {}) not in (MISS, DECLINE)
     assert guard((torch.nn.Parameter(t(3), requires_grad=False),), {}) is DECLINE
-    assert guard((t(4),), {}) is None
+    assert guard((t(4),), {}) is MISS
 
 
 # ------------------------------------------------------------------------------------------------ generated sequences
@@ -569,6 +616,22 @@ def test_nvfuser_issue1657_graph_and_region_type():
     torch.testing.assert_close(out[0], torch.sin(x))
     assert [type(r) for r in fusion_regions(fast)] == [FusionRegion]
     assert all(type(r) is not FusionRegion for r in fusion_regions(up))
+
+
+@requires_nvfuser
+@pytest.mark.parametrize("grad", [False, True])
+def test_nvfuser_module_parameters_take_the_region_fast_path(grad):
+    # Parameters are nn.Parameter, not torch.Tensor: the region must still call the executor itself.
+    torch.manual_seed(0)
+    lin = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.GELU()).cuda()
+    up = thunder.jit(copy.deepcopy(lin), fastpath=False, executors=["nvfuser"])
+    fast = thunder.jit(copy.deepcopy(lin), fastpath=True, executors=["nvfuser"])
+    x = torch.randn(4, 8, device="cuda")
+    with torch.set_grad_enabled(grad):
+        for _ in range(3):
+            run_both(up, fast, x)
+    regions = fusion_regions(fast)
+    assert regions and all(r.same_layout is not None for r in regions), "a region fell back to upstream's wrapper"
 
 
 @requires_nvfuser
