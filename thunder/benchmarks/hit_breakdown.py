@@ -1,16 +1,19 @@
 """Where one cache hit of the fast path spends its time, piece by piece (µs per call, minimum over repeats).
 
-    python thunder/benchmarks/hit_breakdown.py [--cases params_1,two_8x8] [--device cpu|cuda]
+    python thunder/benchmarks/hit_breakdown.py [--cases params_1,two_8x8] [--device cpu|cuda] [--profile]
 
 Uses the cases of small_graph.py; the pieces are interleaved repeat by repeat. Pieces: the whole call; for
 modules the fast callable without the module's __call__; the entry's generated hit function (guard + call); the
 guard alone; the computation alone with prepared inputs, with and without the grad-mode switch; on CUDA, for a
 computation with one nvFuser region: the region's call, the executor call that the region makes, and
-nvFuser's fd.fec.execute and fd.execute with a list; eager.
+nvFuser's fd.fec.execute and fd.execute with a list; eager. With --profile, also cProfile's view of the whole
+call (tottime per frame: which frames remain, not their true cost, since the profiler adds its own per call).
 """
 
 import argparse
+import cProfile
 import os
+import pstats
 import sys
 import timeit
 
@@ -74,6 +77,7 @@ def main():
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--number", type=int, default=20000)
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
     cases = {c.name: c for c in small_graph.make_cases(args.device)}
     sync = torch.cuda.synchronize if args.device == "cuda" else (lambda: None)
@@ -93,6 +97,11 @@ def main():
         print(f"== {name} ({'no_grad' if case.inference else 'grad enabled'})")
         for piece, us in best.items():
             print(f"{piece:<40} {us:8.3f} us")
+        if args.profile:
+            whole = pieces["whole call"]
+            profiler = cProfile.Profile()
+            profiler.runcall(lambda: [whole() for _ in range(args.number)])
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(12)
         torch.set_grad_enabled(True)
 
 

@@ -59,6 +59,8 @@ class FusionRegion:
         # The region's tensor inputs out of all its inputs, for the layout check (None: all inputs are tensors).
         if tensor_indices == tuple(range(n_inputs)):
             self.pick_tensors = None
+        elif not tensor_indices:
+            self.pick_tensors = lambda args: ()
         elif len(tensor_indices) == 1:
             index = tensor_indices[0]
             self.pick_tensors = lambda args: (args[index],)

@@ -13,6 +13,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import types
 from contextlib import nullcontext
 
 import expecttest
@@ -570,6 +571,83 @@ def test_generated_call_sequences(sequence):
 
 
 # ------------------------------------------------------------------------------------------------ nvFuser regions
+class FakeFusion:
+    """Stands for an nvFuser FusionDefinition: records which definition ran and how it was called."""
+
+    def __init__(self, key, log):
+        self.key, self.log, self._selected_device = key, log, None
+        self.fec = types.SimpleNamespace(execute=lambda args, **kw: self.run("fec", args))
+
+    def _get_device_index(self, device):
+        return None
+
+    def execute(self, args, **kwargs):
+        return self.run("fd", args)
+
+    def run(self, how, args):
+        self.log.append((how, self.key))
+        return self.key
+
+
+class FakeWrapper:
+    """Stands for upstream's FusionDefinitionWrapper: one definition per input descriptor."""
+
+    name, store_inputs, save_fake_inputs = "nvFusion0", False, False
+    enable_options = disable_options = last_used = last_inputs = None
+
+    def __init__(self, use_cache=True):
+        self.use_cache, self.log, self.built = use_cache, [], {}
+
+    def to_descriptors(self, args):
+        self.log.append(("descriptors",))
+        return tuple((type(a), a.stride()) if isinstance(a, torch.Tensor) else type(a) for a in args)
+
+    def get_fd(self, descriptors):
+        return self.built.setdefault(descriptors, FakeFusion(descriptors, self.log))
+
+    def __call__(self, *args):
+        self.log.append(("upstream",))
+        return "upstream"
+
+
+def test_fusion_region_picks_the_definition_by_layout_without_a_gpu():
+    from thunder.fastpath.nvfuser import FusionRegion
+
+    base = torch.randn(4, 6)
+    strided, contiguous, param = base[:, ::2], base[:, ::2].contiguous(), torch.nn.Parameter(torch.randn(4, 3))
+    for make_args, tensor_indices in [
+        (lambda a: (a,), (0,)),
+        (lambda a: (2.0, a, param), (1, 2)),  # a scalar, then a tensor and a parameter
+        (lambda a: (a, 3), (0,)),
+        (lambda a: (5,), ()),  # no tensor at all (a slice extent, say)
+    ]:
+        up = FakeWrapper()
+        region = FusionRegion(up, tensor_indices, len(make_args(strided)))
+        previous = None
+        for a in [strided, strided, contiguous, contiguous, strided, param.detach()[:, :3]]:
+            args = make_args(a)
+            layout = [(type(args[i]), args[i].stride()) for i in tensor_indices]
+            up.log.clear()
+            out = region(*args)
+            want = up.built[up.to_descriptors(args)].key  # the definition made for these inputs
+            assert out == want
+            if layout == previous:  # unchanged layout: the executor directly, no descriptors
+                assert up.log[:1] == [("fec", want)]
+            else:  # a new layout: the descriptor cache, then the definition's execute
+                assert up.log[:2] == [("descriptors",), ("fd", want)]
+            previous = layout
+    # Other tensor subclasses and nv_skip_cache keep upstream's behaviour.
+    up = FakeWrapper()
+    region = FusionRegion(up, (0,), 1)
+    sub = torch.Tensor._make_subclass(type("MyTensor", (torch.Tensor,), {}), strided)
+    assert region(sub) == "upstream" and region.same_layout is None
+    up = FakeWrapper(use_cache=False)
+    region = FusionRegion(up, (0,), 1)
+    first = region(strided)
+    up.log.clear()
+    assert region(contiguous) == first and up.log == [("fec", first)]
+
+
 def _nvfuser_usable() -> bool:
     if not torch.cuda.is_available():
         return False
