@@ -116,14 +116,18 @@ class FusionRegion:
         if up.enable_options or up.disable_options:
             kwargs.update(_enable_options=up.enable_options or [], _disable_options=up.disable_options or [])
         self.execute = functools.partial(fd.fec.execute, **kwargs) if kwargs else fd.fec.execute
-        if up.use_cache:
+        if not up.use_cache:
+            self.same_layout = _AnyLayout  # nv_skip_cache=True: the first definition serves every call, as upstream
+        elif len({id(t) for t in tensors}) < len(tensors):
+            # One tensor in two places: TensorGuards would never pass, and building it on every call costs more
+            # than upstream's descriptors; keep upstream's per-call lookup for this region.
+            self.same_layout = None
+        else:
             self.same_layout = TensorGuards(
                 *tensors,
                 dynamic_dims_sizes=[list(t.shape) for t in tensors],
                 dynamic_dims_strides=[list(t.stride()) for t in tensors],
             )
-        else:
-            self.same_layout = _AnyLayout  # nv_skip_cache=True: the first definition serves every call, as upstream
         return out
 
 

@@ -636,6 +636,13 @@ def test_fusion_region_picks_the_definition_by_layout_without_a_gpu():
             else:  # a new layout: the descriptor cache, then the definition's execute
                 assert up.log[:2] == [("descriptors",), ("fd", want)]
             previous = layout
+    # One tensor in two places: correct on every call, through the descriptors as upstream.
+    up = FakeWrapper()
+    region = FusionRegion(up, (0, 1), 2)
+    for a in [strided, strided, contiguous]:
+        up.log.clear()
+        assert region(a, a) == up.built[up.to_descriptors((a, a))].key and up.log[:2] == [("descriptors",), ("fd", up.log[1][1])]
+        assert region.same_layout is None  # no layout check that could never pass, rebuilt on every call
     # Other tensor subclasses and nv_skip_cache keep upstream's behaviour.
     up = FakeWrapper()
     region = FusionRegion(up, (0,), 1)
