@@ -135,7 +135,7 @@ class GuardBuilder:
         self.top_level: dict[str, Any] = {}  # name -> ("args", index) | ("kwargs", key)
         self.arg_counts: dict[str, int] = {}
         self.thunder_module_names: set[str] = set()
-        self.hoisted: set[str] = set()  # locals that hold a ThunderModule's override dicts
+        self.hoisted: set[str] = set()  # locals bound once per guard (a ThunderModule's dicts, its model)
         self.returned = None
 
     # -- helpers -----------------------------------------------------------------------------------
@@ -164,6 +164,13 @@ class GuardBuilder:
 
     def emit(self, line: str) -> None:
         self.lines.append(line)
+
+    def hoist(self, local: str, expression: str) -> str:
+        """Binds ``expression`` to ``local`` where it is first needed, once per guard; returns ``local``."""
+        if local not in self.hoisted:
+            self.hoisted.add(local)
+            self.emit(f"{local} = {expression}")
+        return local
 
     def miss_unless(self, condition: str) -> None:
         self.emit(f"if not ({condition}): return __MISS")
@@ -247,7 +254,9 @@ class GuardBuilder:
         ):
             # ThunderModule forwards unknown attributes to the wrapped model through a slow __getattr__;
             # read the model directly unless the ThunderModule's own __dict__ has the name by now.
-            self.emit(f"{out.name} = {obj.name}.__dict__[{name!r}] if {name!r} in {obj.name}.__dict__ else {obj.name}._modules['_model'].{name}")
+            tm_dict = self.hoist(f"__{obj.name}_dict", f"{obj.name}.__dict__")
+            model = self.hoist(f"__{obj.name}_model", f"{tm_dict}['_modules']['_model']")
+            self.emit(f"{out.name} = {tm_dict}[{name!r}] if {name!r} in {tm_dict} else {model}.{name}")
         else:
             self.emit(f"{out.name} = {obj.name}.{name}")
 
@@ -260,10 +269,7 @@ class GuardBuilder:
             PrimIDs.UNPACK_SUBMODULE: ("_module_cache", "get_submodule"),
         }[sid]
         # ThunderModule.get_parameter and friends: an override dict first, then the wrapped model.
-        local = f"__{module.name}{overrides}"
-        if local not in self.hoisted:
-            self.hoisted.add(local)
-            self.emit(f"{local} = {module.name}.{overrides}")
+        local = self.hoist(f"__{module.name}{overrides}", f"{module.name}.{overrides}")
         self.emit(f"{out.name} = {local}.get({name!r}, __null)")
         self.emit(f"if {out.name} is __null: {out.name} = {module.name}.{getter}({name!r})")
 

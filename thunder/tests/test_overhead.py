@@ -512,11 +512,13 @@ def hit(args, kwargs):
         if t_weight is __null: t_weight = module.get_parameter('weight')
         t_bias = __module_overrides_parameters.get('bias', __null)
         if t_bias is __null: t_bias = module.get_parameter('bias')
-        i0 = module.__dict__['training'] if 'training' in module.__dict__ else module._modules['_model'].training
+        __module_dict = module.__dict__
+        __module_model = __module_dict['_modules']['_model']
+        i0 = __module_dict['training'] if 'training' in __module_dict else __module_model.training
         if not (type(i0) is bool and i0 == True): return __MISS
-        i1 = module.__dict__['in_features'] if 'in_features' in module.__dict__ else module._modules['_model'].in_features
+        i1 = __module_dict['in_features'] if 'in_features' in __module_dict else __module_model.in_features
         if not (type(i1) is int and i1 == 4): return __MISS
-        i2 = module.__dict__['out_features'] if 'out_features' in module.__dict__ else module._modules['_model'].out_features
+        i2 = __module_dict['out_features'] if 'out_features' in __module_dict else __module_model.out_features
         if not (type(i2) is int and i2 == 2): return __MISS
         if not __global_state.check():
             if __is_grad_enabled() is not False: return __MISS
