@@ -20,6 +20,7 @@ upstream's path.
 
 from __future__ import annotations
 
+import functools
 import weakref
 from numbers import Number
 from typing import Any
@@ -419,8 +420,12 @@ class Guard:
         self.inputs = inputs  # the computation's arguments, as source ("x, p")
         self.pro_to_epi = pro_to_epi  # what the prologue passes to the epilogue, as source
         self.grad_enabled = grad_enabled  # the grad mode the entry was made for
-        self.source = _function_source("guard", checks, [f"return (({inputs}), ({pro_to_epi}))"])
-        self.check = _compile(self.source, "guard", namespace)
+
+    @functools.cached_property
+    def check(self):
+        """The guard alone: ``(computation_inputs, prologue_to_epilogue)``, ``MISS`` or ``DECLINE``. Compiled on
+        first use, since only tests and benchmarks call it (a hit runs ``compile_with``'s function)."""
+        return self.compile_with("guard", [f"return (({self.inputs}), ({self.pro_to_epi}))"], {})[0]
 
     def compile_with(self, name: str, on_pass: list[str], namespace: dict):
         """A function ``name(args, kwargs)`` that returns ``MISS`` or ``DECLINE`` as the guard does, and otherwise
