@@ -17,6 +17,8 @@ python3 thunder/benchmarks/small_graph.py --device cpu --quick --cases two_8x8,p
 echo "== breakdown"
 python3 thunder/benchmarks/hit_breakdown.py --device cuda --number 5000 --repeats 9 --cases issue1657 2>&1 | grep -v -i warn | tee "$OUT/breakdown_cuda.log"
 python3 thunder/benchmarks/hit_breakdown.py --device cpu --number 5000 --repeats 9 --cases two_8x8,params_1 2>&1 | grep -v -i warn | tee "$OUT/breakdown_cpu.log"
+# The guard's growth with the number of tensor inputs and parameters (its "guard" rows).
+python3 thunder/benchmarks/hit_breakdown.py --device cuda --number 1000 --repeats 7 --cases inputs_16,inputs_64,params_32,params_128 2>&1 | grep -v -i warn | tee "$OUT/breakdown_scaling.log"
 elif [ "$1" = breakdown ]; then
 python3 thunder/benchmarks/hit_breakdown.py --device cuda --number 5000 --repeats 9 --cases issue1657,rmsnorm_1x2880 2>&1 | grep -v -i warn | tee "$OUT/breakdown_cuda.log"
 python3 thunder/benchmarks/hit_breakdown.py --device cpu --number 5000 --repeats 9 --cases two_8x8,params_1,inputs_16,inputs_64,params_32,params_128 2>&1 | grep -v -i warn | tee "$OUT/breakdown_cpu.log"

@@ -5,9 +5,9 @@
 Uses the cases of small_graph.py; the pieces are interleaved repeat by repeat. Pieces: the whole call; for
 modules the fast callable without the module's __call__; the entry's generated hit function (guard + call); the
 guard alone; the computation alone with prepared inputs, with and without the grad-mode switch; on CUDA, for a
-computation with one nvFuser region: the region's call, the executor call that the region makes, and
-nvFuser's fd.fec.execute and fd.execute with a list; eager. With --profile, also cProfile's view of the whole
-call (tottime per frame: which frames remain, not their true cost, since the profiler adds its own per call).
+computation with one nvFuser region: the region's call, its layout check, the executor call that the region
+makes, and nvFuser's fd.fec.execute and fd.execute with a list; eager. With --profile, also cProfile's view of
+the whole call (tottime per frame: which frames remain, not their true cost, since the profiler adds its own).
 """
 
 import argparse
@@ -63,6 +63,9 @@ def pieces_of(case):
         fd = region.last_used
         as_list = list(region_args)
         pieces["nvFuser region call"] = lambda: region(*region_args)
+        if region.same_layout is not None:
+            layout_args = region_args if region.pick_tensors is None else region.pick_tensors(region_args)
+            pieces["region's layout check"] = lambda: region.same_layout.check(*layout_args)
         pieces["region's executor call"] = lambda: region.execute(region_args)
         pieces["fd.fec.execute(list)"] = lambda: fd.fec.execute(as_list)
         pieces["fd.fec.execute(tuple)"] = lambda: fd.fec.execute(region_args)

@@ -5,18 +5,16 @@
 JIT tracing state, eight hook dicts and ``forward``, before ``ThunderModule.forward`` calls ``_forward_fn``:
 three Python frames that cost more than a whole cache hit of the fast path on a small module (about 2 µs on a
 2-core CPU). ``FastThunderModule.__call__`` reads the same state and, when none of it asks for anything (no
-hooks, not compiled, not traced by ``torch.jit``, no ``forward`` set on the instance), calls ``_forward_fn``
-itself; otherwise it hands the call to ``nn.Module.__call__`` unchanged.
+hooks, not compiled, no ``torch.jit`` scope recording, no ``forward`` set on the instance), hands the arguments
+to the fast callable's dispatcher itself; otherwise it hands the call to ``nn.Module.__call__`` unchanged.
 """
 
 from __future__ import annotations
 
-import torch
+import torch.jit._trace as jit_trace
 from torch.nn.modules import module as nn_module
 
 from thunder.core.module import ThunderModule
-
-_is_tracing = torch._C._is_tracing  # what nn.Module tests with _get_tracing_state(), at half the cost
 
 
 class FastThunderModule(ThunderModule):
@@ -37,9 +35,16 @@ class FastThunderModule(ThunderModule):
             or nn_module._global_forward_hooks
             or nn_module._global_backward_pre_hooks
             or nn_module._global_backward_hooks
-            or _is_tracing()
+            # While torch.jit traces, nn.Module.__call__ goes through _slow_forward, which only differs from
+            # calling forward when it records module scopes, that is when this map is set (trace_module).
+            or jit_trace._trace_module_map is not None
         ):
-            return d["_forward_fn"](*args, **kwargs)
+            forward_fn = d["_forward_fn"]
+            try:
+                dispatch = forward_fn._lc_dispatch  # the fast callable's (args, kwargs) entry: no repacking
+            except AttributeError:  # _forward_fn replaced since thunder.jit
+                return forward_fn(*args, **kwargs)
+            return dispatch(args, kwargs)
         return super().__call__(*args, **kwargs)
 
     def _get_name(self):
