@@ -226,6 +226,7 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
     runtime = {"__cs": cs, "__state": state, "__publish": publish, "__call_with_backward": call_with_backward}
 
     def dispatch(args, kwargs):
+        # One call of the jitted callable: the guarded entries in upstream's order, else upstream's path.
         cache = cs.interpreter_cache
         if cache is state.cache and len(cache) == state.n_entries:
             for call in state.calls:
@@ -238,17 +239,7 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
         return upstream_call(args, kwargs)
 
     def fast_fn(*args, **kwargs):
-        # dispatch's body, repeated here: a frame less per call of a jitted function.
-        cache = cs.interpreter_cache
-        if cache is state.cache and len(cache) == state.n_entries:
-            for call in state.calls:
-                result = call(args, kwargs)
-                if result is MISS:
-                    continue
-                if result is DECLINE:
-                    break
-                return result
-        return upstream_call(args, kwargs)
+        return dispatch(args, kwargs)
 
     functools.update_wrapper(fast_fn, upstream_fn)
     fast_fn._lc_dispatch = dispatch  # what FastThunderModule.__call__ calls, with args and kwargs as it got them
