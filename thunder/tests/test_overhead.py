@@ -314,6 +314,50 @@ def test_bad_input_raises_like_upstream():
     run_differential(lambda a, b: a + b, calls)
 
 
+def test_empty_tensors_count_as_aliased_like_upstream():
+    # Upstream groups tensors by storage pointer, and every empty storage's pointer is 0.
+    empty_pair = lambda: ((torch.empty(0), torch.empty(0)), {})
+    calls = [Call(empty_pair), Call(empty_pair, expect_fast=True), Call(lambda: ((t(0), t(0, seed=1)), {}), expect_fast=True)]
+    run_differential(lambda a, b: a + b, calls)
+
+
+def test_inference_mode_and_inference_tensors():
+    def inference_tensor():
+        with torch.inference_mode():
+            x = t(3)
+        return (x,), {}
+
+    plain = lambda: ((t(3),), {})
+    calls = [
+        Call(plain, ctx=torch.no_grad),
+        # other dispatch keys than the guard was built with: the slow tensor check decides (a hit, as upstream)
+        Call(plain, ctx=torch.inference_mode, expect_fast=True),
+        Call(inference_tensor, ctx=torch.no_grad, expect_fast=True),
+        Call(plain, expect_fast=False),  # grad mode on: another entry
+        Call(inference_tensor, ctx=torch.inference_mode, expect_fast=True),
+    ]
+    run_differential(lambda a: a * 2, calls)
+
+
+def test_conjugate_and_negative_bits():
+    complex_tensor = lambda: ((t(3, dtype=torch.complex64),), {})
+    conjugated = lambda: ((t(3, dtype=torch.complex64).conj(),), {})
+    negative = lambda: ((t(3, dtype=torch.complex64).conj().imag,), {})
+    calls = [Call(complex_tensor), Call(conjugated, expect_fast=True), Call(complex_tensor, expect_fast=True)]
+    run_differential(lambda a: a * 2, calls)
+    calls = [Call(lambda: ((t(3),), {})), Call(negative, expect_fast=True), Call(negative, expect_fast=True)]
+    run_differential(lambda a: a * 2, calls)
+
+
+def test_dtype_and_device_arguments():
+    with_dtype = lambda d: (lambda: ((t(3), d), {}))
+    calls = [Call(with_dtype(torch.float64)), Call(with_dtype(torch.float64), expect_fast=True),
+             Call(with_dtype(torch.float16)), Call(with_dtype(torch.float64))]
+    run_differential(lambda a, d: a.to(d), calls)
+    with_device = lambda: ((t(3), torch.device("cpu")), {})
+    run_differential(lambda a, d: a.to(d) * 2, [Call(with_device), Call(with_device, expect_fast=True)])
+
+
 # ------------------------------------------------------------------------------------------------ modules
 class Net(torch.nn.Module):
     def __init__(self):
