@@ -14,6 +14,7 @@ for changes to ``thunder/executors/nvfuserex_impl.py``.
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 
 import thunder
@@ -69,6 +70,19 @@ def jit(fn, /, *, fastpath: bool | None = None, **options):
 
 
 jit._lc_upstream_jit = _upstream_jit
+
+
+def _signature_with_fastpath(upstream) -> inspect.Signature:
+    # Upstream's parameters plus `fastpath`: code that reads jit's keyword names (ThunderFX's
+    # get_thunder_jit_kwargs uses inspect.getfullargspec, which does not follow __wrapped__) sees all of them.
+    sig = inspect.signature(upstream)
+    params = list(sig.parameters.values())
+    fastpath = inspect.Parameter("fastpath", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=bool | None)
+    at = next((i for i, p in enumerate(params) if p.kind is inspect.Parameter.VAR_KEYWORD), len(params))
+    return sig.replace(parameters=params[:at] + [fastpath] + params[at:])
+
+
+jit.__signature__ = _signature_with_fastpath(_upstream_jit)
 
 
 thunder.jit = jit
