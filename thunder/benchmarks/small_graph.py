@@ -1,7 +1,7 @@
 """Per-call host overhead of thunder.jit on small graphs: eager, upstream thunder.jit and the fast path side by side.
 
     python thunder/benchmarks/small_graph.py [--device cpu|cuda] [--cases a,b] [--quick] [--json PATH]
-                                             [--plot PATH] [--with-compile]
+                                             [--plot PATH] [--with-compile] [--with-thunderfx]
 
 Every system runs in this one process, interleaved repeat by repeat, on the same inputs. A row gives the median,
 min and max of the per-call time over the repeats (each repeat is many calls after a warm-up; CUDA is
@@ -12,7 +12,8 @@ Systems: eager; thunder (upstream thunder.jit, fastpath=False); fast (thunder.ji
 computation (the fast callable's cache entry: its generated computation called directly with the prepared
 inputs, undecorated, grad mode switched as the call needs: the floor the fast path approaches);
 with nvFuser on CUDA, nvfuser-fd.execute and nvfuser-fec.execute (the FusionDefinition that Thunder built,
-called directly); with --with-compile, torch.compile.
+called directly); with --with-compile, torch.compile; with --with-thunderfx, thunderfx and thunderfx-fast (ThunderFX,
+``thunder.dynamo.thunderfx``, which hands Dynamo's graphs to thunder.jit: upstream's path and the fast path).
 """
 
 from __future__ import annotations
@@ -202,14 +203,23 @@ def close(a, b) -> bool:
     return True
 
 
-def build_systems(case: Case, device: str, with_compile: bool):
+def build_systems(case: Case, device: str, with_compile: bool, with_thunderfx: bool):
     fn = case.fn
     eager = fn
     upstream = thunder.jit(fn, fastpath=False)
     fast = thunder.jit(fn, fastpath=True)
     systems = {"eager": eager, "thunder": upstream, "fast": fast}
+    if with_compile or with_thunderfx:
+        # Dynamo caches per code object, and cases of one class share theirs: start each case afresh, so that no
+        # case runs into Dynamo's recompilation limit (past which it would run eagerly).
+        torch._dynamo.reset()
     if with_compile:
         systems["torch.compile"] = torch.compile(fn)
+    if with_thunderfx:
+        from thunder.dynamo import thunderfx
+
+        systems["thunderfx"] = thunderfx(fn, fastpath=False)
+        systems["thunderfx-fast"] = thunderfx(fn, fastpath=True)
     # Warm up (compile, then hit) so that the outputs compared below come from cache hits.
     for _ in range(2):
         for f in systems.values():
@@ -228,14 +238,18 @@ def build_systems(case: Case, device: str, with_compile: bool):
     return systems, refs
 
 
-def run_case(case: Case, device: str, repeats: int, budget_s: float, with_compile: bool) -> list[Row]:
-    systems, refs = build_systems(case, device, with_compile)
+# Each fast system's upstream counterpart, whose outputs it must reproduce bitwise.
+UPSTREAM_OF = {"fast": "thunder", "thunderfx-fast": "thunderfx"}
+
+
+def run_case(case: Case, device: str, repeats: int, budget_s: float, with_compile: bool, with_thunderfx: bool) -> list[Row]:
+    systems, refs = build_systems(case, device, with_compile, with_thunderfx)
     checks = {}
     for name, f in systems.items():
         if name == "eager":
             checks[name] = ""
-        elif name == "fast":
-            checks[name] = "=" if bitwise_equal(refs[name], refs["thunder"]) else "!"
+        elif name in UPSTREAM_OF:
+            checks[name] = "=" if bitwise_equal(refs[name], refs[UPSTREAM_OF[name]]) else "!"
         elif name in refs:
             checks[name] = "~" if close(refs[name], refs["eager"]) else "!"
         else:
@@ -299,8 +313,8 @@ def print_table(rows: list[Row]) -> None:
             f"{r.vs_eager:>7.2f} {r.vs_upstream:>9.3f}  {r.check}"
         )
     print(
-        "\nout: '=' bitwise equal to upstream thunder.jit, '~' close to eager (dtype-aware tolerance), '!' differs,"
-        " '-' raw outputs that do not line up with eager's"
+        "\nout: '=' bitwise equal to upstream (thunder.jit or thunderfx), '~' close to eager (dtype-aware tolerance),"
+        " '!' differs, '-' raw outputs that do not line up with eager's"
     )
 
 
@@ -356,6 +370,7 @@ def main(argv=None) -> int:
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument("--plot", metavar="PATH")
     parser.add_argument("--with-compile", action="store_true", help="add torch.compile")
+    parser.add_argument("--with-thunderfx", action="store_true", help="add ThunderFX, upstream and fast")
     args = parser.parse_args(argv)
     repeats = args.repeats or (5 if args.quick else 15)
     budget_s = 0.01 if args.quick else 0.05  # per repeat and system
@@ -370,7 +385,7 @@ def main(argv=None) -> int:
         warm_up(cases[0])
     rows = []
     for case in cases:
-        rows += run_case(case, args.device, repeats, budget_s, args.with_compile)
+        rows += run_case(case, args.device, repeats, budget_s, args.with_compile, args.with_thunderfx)
     print_table(rows)
     if args.json:
         with open(args.json, "w") as f:

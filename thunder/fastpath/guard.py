@@ -363,31 +363,36 @@ class GuardBuilder:
         return lines
 
     def alias_check(self, expected: str, observed_args, observed_kwargs) -> list[str]:
-        # Fast form: every top-level argument is a leaf that the guard type-checks, no aliasing expected.
-        # Then the flattened inputs are exactly the arguments, and the tensors that upstream inspects are
-        # those whose exact type (enforced by TensorGuards) is torch.Tensor with the strided layout.
+        general = [f"if __alias_string(args, kwargs) != {expected!r}: return __MISS"]
+        # Fast form, for no aliasing expected and every top-level argument unpacked: when each argument is a leaf,
+        # the flattened inputs are exactly the arguments, and upstream inspects those that are exactly
+        # torch.Tensor with the strided layout. The guard's own checks establish the type of most arguments (exact
+        # tensor types through TensorGuards, numbers and strings by value); others (a pruned prologue, as ThunderFX
+        # makes, checks none) are tested here to be strided torch.Tensors, and anything else takes the general form.
         n_args, n_kwargs = self.arg_counts.get("args"), self.arg_counts.get("kwargs")
-        positions = set(self.top_level.values())
-        all_known = (
-            n_args is not None
-            and n_kwargs is not None
-            and len(positions) == n_args + n_kwargs
-            and all(name in self.checked for name in self.top_level)
-        )
-        if expected != "" or not all_known:
-            return [f"if __alias_string(args, kwargs) != {expected!r}: return __MISS"]
+        first_name = {}  # position -> the first name it was unpacked to
+        for name, pos in self.top_level.items():
+            first_name.setdefault(pos, name)
+        if expected != "" or n_args is None or n_kwargs is None or len(first_name) != n_args + n_kwargs:
+            return general
         observed = {**{("args", i): v for i, v in enumerate(observed_args)}, **{("kwargs", k): v for k, v in observed_kwargs.items()}}
+        unchecked = [name for name in first_name.values() if name not in self.checked]
         storages = [
             name
-            for name, pos in self.top_level.items()
-            if type(observed.get(pos)) is torch.Tensor and observed[pos].layout is torch.strided
+            for pos, name in first_name.items()
+            if name in unchecked or (type(observed.get(pos)) is torch.Tensor and observed[pos].layout is torch.strided)
         ]
         ptrs = [f"{name}.untyped_storage().data_ptr()" for name in storages]
         if len(ptrs) < 2:
-            return []
-        if len(ptrs) == 2:
-            return [f"if {ptrs[0]} == {ptrs[1]}: return __MISS"]
-        return [f"if len({{{', '.join(ptrs)}}}) != {len(ptrs)}: return __MISS"]
+            distinct = []
+        elif len(ptrs) == 2:
+            distinct = [f"if {ptrs[0]} == {ptrs[1]}: return __MISS"]
+        else:
+            distinct = [f"if len({{{', '.join(ptrs)}}}) != {len(ptrs)}: return __MISS"]
+        if not unchecked:
+            return distinct
+        plain = " and ".join(f"type({name}) is torch.Tensor and {name}.layout is torch.strided" for name in unchecked)
+        return [f"if {plain}:", *(f"    {line}" for line in distinct or ["pass"]), "else:", *(f"    {line}" for line in general)]
 
     def tensor_check(self, observed: dict) -> list[str]:
         if not self.tensors:

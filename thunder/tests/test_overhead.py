@@ -263,6 +263,34 @@ def test_aliased_inputs():
     run_differential(f, calls)
 
 
+def test_aliasing_when_the_prologue_does_not_check_the_inputs():
+    # ThunderFX prunes the prologue's tensor checks (Dynamo guards the inputs): the guard then learns nothing about
+    # the arguments' types, tests them itself for its short alias check, and falls back to the general one.
+    from thunder.transforms.extraction_only_prologue_transform import ExtractionOnlyPrologueTransform
+
+    def fresh():
+        return (t(5), t(5, seed=1)), {}
+
+    def same_twice():
+        a = t(5)
+        return (a, a), {}
+
+    def views_of_one_storage():
+        base = t(10)
+        return (base[:5], base[5:]), {}
+
+    def parameter_and_tensor():  # not exactly torch.Tensor: upstream's alias check ignores it, so does the guard
+        return (torch.nn.Parameter(t(5), requires_grad=False), t(5, seed=1)), {}
+
+    calls = [Call(fresh), Call(fresh, expect_fast=True), Call(same_twice, expect_fast=False),
+             Call(views_of_one_storage, expect_fast=True), Call(parameter_and_tensor, expect_fast=True),
+             Call(fresh, expect_fast=True)]
+    transforms = [ExtractionOnlyPrologueTransform(skip_check_on_input_tensors=True)]
+    _, fast = run_differential(lambda a, b: a * b, calls, transforms=transforms)
+    source = fast._lc_fastpath_state.hits[-1].source
+    assert "is torch.Tensor and" in source and "__alias_string(args, kwargs)" in source  # both forms are there
+
+
 def test_in_place_update_of_an_input():
     make = lambda: ((t(4), t(4, seed=1)), {})
 
