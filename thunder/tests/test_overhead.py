@@ -241,18 +241,22 @@ def test_default_dtype():
     run_differential(lambda a: a + torch.arange(3), calls)
 
 
+# Argument pairs for the aliasing tests: two tensors of their own, one tensor twice, two views of one storage.
+def fresh():
+    return (t(5), t(5, seed=1)), {}
+
+
+def same_twice():
+    a = t(5)
+    return (a, a), {}
+
+
+def views_of_one_storage():
+    base = t(10)
+    return (base[:5], base[5:]), {}
+
+
 def test_aliased_inputs():
-    def same_twice():
-        a = t(5)
-        return (a, a), {}
-
-    def views_of_one_storage():
-        base = t(10)
-        return (base[:5], base[5:]), {}
-
-    def fresh():
-        return (t(5), t(5, seed=1)), {}
-
     calls = [Call(fresh), Call(fresh, expect_fast=True), Call(same_twice, expect_fast=False),
              Call(same_twice, expect_fast=True), Call(views_of_one_storage, expect_fast=True), Call(fresh, expect_fast=True)]
 
@@ -267,17 +271,6 @@ def test_aliasing_when_the_prologue_does_not_check_the_inputs():
     # ThunderFX prunes the prologue's tensor checks (Dynamo guards the inputs): the guard then learns nothing about
     # the arguments' types, tests them itself for its short alias check, and falls back to the general one.
     from thunder.transforms.extraction_only_prologue_transform import ExtractionOnlyPrologueTransform
-
-    def fresh():
-        return (t(5), t(5, seed=1)), {}
-
-    def same_twice():
-        a = t(5)
-        return (a, a), {}
-
-    def views_of_one_storage():
-        base = t(10)
-        return (base[:5], base[5:]), {}
 
     def parameter_and_tensor():  # not exactly torch.Tensor: upstream's alias check ignores it, so does the guard
         return (torch.nn.Parameter(t(5), requires_grad=False), t(5, seed=1)), {}
