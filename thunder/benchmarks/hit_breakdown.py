@@ -34,22 +34,13 @@ def pieces_of(case):
     hit = fast._lc_fastpath_state.hits[0]
     args, comp, check, call = case.args, hit.computation, hit.guard.check, hit.call
     prepared = check(args, {})[0]
-    set_grad = torch._C._set_grad_enabled
-
-    def computation_with_switch():
-        set_grad(False)
-        try:
-            return comp(*prepared)
-        finally:
-            set_grad(True)
-
     pieces = {"whole call": lambda: jitted(*args)}
     if fast is not jitted:
         pieces["fast callable (no module __call__)"] = lambda: fast(*args)
     pieces["hit function (guard + call)"] = lambda: call(args, {})
     pieces["guard"] = lambda: check(args, {})
-    if hit.grad_off:
-        pieces["computation, grad switched off"] = computation_with_switch
+    if hit.grad_off:  # small_graph's "computation" system: the grad switch around it, as the hit makes it
+        pieces["computation, grad switched off"] = small_graph.computation_only(fast)(*args)
     pieces["computation"] = lambda: comp(*prepared)
     regions = [v for v in comp.__globals__.values() if isinstance(v, FusionRegion)]
     region_args = None
