@@ -9,11 +9,14 @@ it without upstream's path.
 from __future__ import annotations
 
 import copy
+import gc
 import os
 import pathlib
 import subprocess
 import sys
+import threading
 import types
+import weakref
 from contextlib import nullcontext
 
 import expecttest
@@ -586,6 +589,83 @@ def test_external_cache_clear_is_noticed():
     thunder.compile_stats(fast).interpreter_cache.clear()
     fast(a)
     assert thunder.cache_misses(fast) == 2
+
+
+def test_jitted_callables_are_collected_like_upstream():
+    # The fast callable, its guards and the module's weak reference must not keep a dropped callable (and the
+    # module it wraps, with its parameters) alive where upstream's would be collected.
+    collected = {}
+    for fastpath in (False, True):
+        a = t(3)
+        fn = thunder.jit(lambda x, y: x * y + 1, fastpath=fastpath)
+        linear = torch.nn.Linear(3, 2)
+        module = thunder.jit(linear, fastpath=fastpath)
+        for _ in range(2):
+            fn(a, a.clone()), module(a)
+        assert thunder.cache_hits(fn) == thunder.cache_hits(module) == 1
+        refs = [weakref.ref(fn), weakref.ref(module), weakref.ref(linear)]
+        del fn, module, linear
+        gc.collect()
+        collected[fastpath] = [r() is None for r in refs]
+    assert collected[True] == collected[False] == [True, True, True]
+
+
+def test_each_thread_hits_with_its_own_grad_mode():
+    # Grad mode is thread-local: a hit must be decided by the calling thread's state. (Upstream 0.2.6 does not
+    # pass this: each call ends with set_grad_enabled(cd.is_grad_enabled), a field that every thread's call
+    # writes, so a thread under no_grad can leave a call with grad mode on. The fast path's hits do not write
+    # or restore grad mode, so only the fast callable is checked here, against eager semantics.)
+    def f(a, b):
+        return a * b
+
+    a, b = t(2, 3, requires_grad=True), t(2, 3)
+    fast = thunder.jit(f, fastpath=True)
+    fast(a, b)
+    with torch.no_grad():
+        fast(a, b)  # one entry per grad mode, made in this thread
+    seen = {}
+
+    def worker(grad):
+        with torch.set_grad_enabled(grad):
+            seen[grad] = [(fast(a, b).requires_grad, torch.is_grad_enabled()) for _ in range(300)]
+
+    threads = [threading.Thread(target=worker, args=(g,)) for g in (False, True, False, True)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert seen[True] == [(True, True)] * 300 and seen[False] == [(False, False)] * 300
+    assert thunder.cache_misses(fast) == 2  # no call in the threads compiled
+
+
+def test_grad_mode_set_inside_the_function_like_upstream():
+    # Upstream reflects a grad-mode change made by the function on the call that traces it (the compiling call),
+    # not on its cache hits; the fast path's hits must leave grad mode as upstream's hits do.
+    def switches_off(a):
+        torch.set_grad_enabled(False)
+        return a * 2
+
+    def no_grad_block(a):
+        with torch.no_grad():
+            b = a * 2
+        return b + a
+
+    for fn in (switches_off, no_grad_block):
+        observed = {}
+        for fastpath in (False, True):
+            jitted = thunder.jit(fn, fastpath=fastpath)
+            a = t(3, requires_grad=True)
+            rows = []
+            try:
+                for _ in range(3):
+                    torch.set_grad_enabled(True)
+                    out = jitted(a)
+                    rows.append((out.requires_grad, torch.is_grad_enabled(), hits_misses(jitted)))
+            finally:
+                torch.set_grad_enabled(True)
+            observed[fastpath] = rows
+        assert observed[True] == observed[False], fn.__name__
+    assert observed[True][-1][2] == (2, 1)
 
 
 # ------------------------------------------------------------------------------------------------ guards
