@@ -2,7 +2,7 @@
 # GPU measurements and tests, for the `device` tool of this workplace (see CONTRIBUTING.md). Expects the
 # device kit: run as `source .device/setup.sh && bash .ci/gpu_run.sh PHASE` with carry [".device"], PHASE being
 # `measure` (CUDA tests and the benchmark), `breakdown` (hit_breakdown.py on CUDA and on the host CPU) or `shipped`
-# (lightning-thunder's test_nvfuser on/off); writes to $OUT.
+# (lightning-thunder's test_nvfuser, or $SHIPPED, on/off); writes to $OUT.
 set -uo pipefail
 OUT=${OUT:-/tmp/gpu_out}; mkdir -p "$OUT"
 site=$(python3 -c "import thunder, os; print(os.path.dirname(thunder.__file__))")
@@ -23,6 +23,9 @@ elif [ "$1" = breakdown ]; then
 python3 thunder/benchmarks/hit_breakdown.py --device cuda --number 5000 --repeats 9 --cases issue1657,rmsnorm_1x2880 2>&1 | grep -v -i warn | tee "$OUT/breakdown_cuda.log"
 python3 thunder/benchmarks/hit_breakdown.py --device cpu --number 5000 --repeats 9 --cases two_8x8,params_1,inputs_16,inputs_64,params_32,params_128 2>&1 | grep -v -i warn | tee "$OUT/breakdown_cpu.log"
 else
-echo "== lightning-thunder's test_nvfuser, fast path on and off"
-PY=$(command -v python3) timeout "${SHIPPED_TIMEOUT:-540}" bash .ci/compare_shipped_suites thunder.tests.test_nvfuser 2>&1 | tee "$OUT/test_nvfuser.log"
+# SHIPPED: the modules and pytest arguments to compare (default test_nvfuser), e.g.
+# SHIPPED="thunder.tests.test_core thunder.tests.test_inplace_copy -k cuda"; LOG: the log's name under $OUT.
+shipped=${SHIPPED:-thunder.tests.test_nvfuser}
+echo "== lightning-thunder's $shipped, fast path on and off"
+PY=$(command -v python3) timeout "${SHIPPED_TIMEOUT:-540}" bash .ci/compare_shipped_suites $shipped 2>&1 | tee "$OUT/${LOG:-test_nvfuser.log}"
 fi

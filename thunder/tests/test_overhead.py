@@ -871,6 +871,45 @@ def test_fusion_region_picks_the_definition_by_layout_without_a_gpu():
     assert region(contiguous) == first and up.log == [("fec", first)]
 
 
+def layouts_4x6(device="cpu"):
+    """One 4×6 float tensor's values in different layouts (Thunder's cache does not key on strides)."""
+    values = torch.randn(4, 6, generator=torch.Generator().manual_seed(1)).to(device)
+    transposed = values.t().contiguous().t()
+    column_sliced = torch.zeros(4, 12, device=device)
+    column_sliced[:, ::2] = values
+    row_sliced = torch.zeros(8, 6, device=device)
+    row_sliced[::2] = values
+    offset = torch.zeros(30, device=device)
+    offset[5:29] = values.flatten()
+    return {
+        "contiguous": values,
+        "transposed": transposed,
+        "column_sliced": column_sliced[:, ::2],
+        "row_sliced": row_sliced[::2],
+        "storage_offset": offset[5:29].view(4, 6),
+        "broadcast": values[:1].expand(4, 6),  # stride 0, other values
+    }
+
+
+LAYOUTS = list(layouts_4x6())
+
+
+@hypothesis.settings(deadline=None, max_examples=40, suppress_health_check=list(hypothesis.HealthCheck))
+@hypothesis.given(st.lists(st.tuples(st.sampled_from(LAYOUTS), st.sampled_from(LAYOUTS + ["same"])), min_size=1, max_size=10))
+def test_fusion_region_generated_layout_sequences_without_a_gpu(sequence):
+    # Whatever the order of layouts, the region runs the definition that upstream's descriptor cache gives for
+    # the call's inputs ("same": the first tensor passed twice).
+    from thunder.fastpath.nvfuser import FusionRegion
+
+    layouts = layouts_4x6()
+    up = FakeWrapper()
+    region = FusionRegion(up, (0, 2), 3)
+    for first, second in sequence:
+        a = layouts[first]
+        args = (a, 2.0, a if second == "same" else layouts[second])
+        assert region(*args) == up.built[up.to_descriptors(args)].key
+
+
 def _nvfuser_usable() -> bool:
     if not torch.cuda.is_available():
         return False
@@ -948,6 +987,28 @@ def test_nvfuser_stride_switch():
         out = run_both(up, fast, a, b)
         torch.testing.assert_close(out, f(a, b))
     assert thunder.cache_misses(fast) == 1  # strides never recompile: the region picks the definition
+
+
+_layout_pair = {}  # one upstream/fast pair for all generated examples: their regions see every layout switch
+
+
+@requires_nvfuser
+@hypothesis.settings(deadline=None, max_examples=12, suppress_health_check=list(hypothesis.HealthCheck))
+@hypothesis.given(
+    st.lists(st.tuples(st.sampled_from(LAYOUTS), st.sampled_from(["contiguous", "transposed", "same"])), min_size=1, max_size=6)
+)
+def test_nvfuser_generated_layout_sequences(sequence):
+    f = lambda a, b: (a.sin() * b + a).sum(0)
+    if not _layout_pair:
+        _layout_pair["layouts"] = layouts_4x6("cuda")
+        _layout_pair["up"], _layout_pair["fast"] = nvfuser_pair(f)
+    layouts, up, fast = _layout_pair["layouts"], _layout_pair["up"], _layout_pair["fast"]
+    for first, second in sequence:
+        a = layouts[first]
+        b = a if second == "same" else layouts[second]
+        out = run_both(up, fast, a, b)
+        torch.testing.assert_close(out, f(a, b))
+    assert all(type(r).__name__ == "FusionRegion" for r in fusion_regions(fast))
 
 
 @requires_nvfuser
