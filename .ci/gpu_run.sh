@@ -23,9 +23,9 @@ elif [ "$1" = breakdown ]; then
 python3 thunder/benchmarks/hit_breakdown.py --device cuda --number 5000 --repeats 9 --cases issue1657,rmsnorm_1x2880 2>&1 | grep -v -i warn | tee "$OUT/breakdown_cuda.log"
 python3 thunder/benchmarks/hit_breakdown.py --device cpu --number 5000 --repeats 9 --cases two_8x8,params_1,inputs_16,inputs_64,params_32,params_128 2>&1 | grep -v -i warn | tee "$OUT/breakdown_cpu.log"
 else
-# SHIPPED: the modules and pytest arguments to compare (default test_nvfuser), e.g.
-# SHIPPED="thunder.tests.test_core thunder.tests.test_inplace_copy -k cuda"; LOG: the log's name under $OUT.
+# SHIPPED: the modules to compare (default test_nvfuser); SHIPPED_K: a pytest -k expression; LOG: the log's
+# name under $OUT. E.g. SHIPPED=thunder.tests.test_update_aliases SHIPPED_K="cuda and not resnet18".
 shipped=${SHIPPED:-thunder.tests.test_nvfuser}
-echo "== lightning-thunder's $shipped, fast path on and off"
-PY=$(command -v python3) timeout "${SHIPPED_TIMEOUT:-540}" bash .ci/compare_shipped_suites $shipped 2>&1 | tee "$OUT/${LOG:-test_nvfuser.log}"
+echo "== lightning-thunder's $shipped ${SHIPPED_K:+(-k $SHIPPED_K)}, fast path on and off"
+PY=$(command -v python3) timeout "${SHIPPED_TIMEOUT:-540}" bash .ci/compare_shipped_suites $shipped ${SHIPPED_K:+-k "$SHIPPED_K"} 2>&1 | tee "$OUT/${LOG:-test_nvfuser.log}"
 fi
