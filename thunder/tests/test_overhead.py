@@ -601,7 +601,8 @@ def test_jitted_callables_are_collected_like_upstream():
         linear = torch.nn.Linear(3, 2)
         module = thunder.jit(linear, fastpath=fastpath)
         for _ in range(2):
-            fn(a, a.clone()), module(a)
+            fn(a, a.clone())
+            module(a)
         assert thunder.cache_hits(fn) == thunder.cache_hits(module) == 1
         refs = [weakref.ref(fn), weakref.ref(module), weakref.ref(linear)]
         del fn, module, linear
@@ -989,6 +990,10 @@ def test_nvfuser_stride_switch():
     assert thunder.cache_misses(fast) == 1  # strides never recompile: the region picks the definition
 
 
+def sin_mul_add_sum(a, b):
+    return (a.sin() * b + a).sum(0)
+
+
 _layout_pair = {}  # one upstream/fast pair for all generated examples: their regions see every layout switch
 
 
@@ -998,16 +1003,15 @@ _layout_pair = {}  # one upstream/fast pair for all generated examples: their re
     st.lists(st.tuples(st.sampled_from(LAYOUTS), st.sampled_from(["contiguous", "transposed", "same"])), min_size=1, max_size=6)
 )
 def test_nvfuser_generated_layout_sequences(sequence):
-    f = lambda a, b: (a.sin() * b + a).sum(0)
     if not _layout_pair:
         _layout_pair["layouts"] = layouts_4x6("cuda")
-        _layout_pair["up"], _layout_pair["fast"] = nvfuser_pair(f)
+        _layout_pair["up"], _layout_pair["fast"] = nvfuser_pair(sin_mul_add_sum)
     layouts, up, fast = _layout_pair["layouts"], _layout_pair["up"], _layout_pair["fast"]
     for first, second in sequence:
         a = layouts[first]
         b = a if second == "same" else layouts[second]
         out = run_both(up, fast, a, b)
-        torch.testing.assert_close(out, f(a, b))
+        torch.testing.assert_close(out, sin_mul_add_sum(a, b))
     assert all(type(r).__name__ == "FusionRegion" for r in fusion_regions(fast))
 
 
