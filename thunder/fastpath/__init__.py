@@ -3,7 +3,8 @@
 ``import thunder.fastpath`` turns the fast path on for callables jitted afterwards (unless the environment
 variable ``THUNDER_FASTPATH`` is ``0``); ``enable()``, ``disable()`` and ``is_enabled()`` control it, and
 ``thunder.jit(fn, fastpath=False)`` (or ``True``) decides for one callable. Callables jitted with and without
-the fast path live side by side: the switch is read when ``thunder.jit`` is called, not on each call.
+the fast path live side by side: the switch is read when ``thunder.jit`` is called, not on each call, and a
+callable that upstream jits again from a jitted one (``add_transform``) keeps that one's choice.
 
 Modules: ``cache_hit.py`` (the jitted callable's cache-hit path) and ``guard.py`` (the per-entry guards it runs),
 which stand for changes to ``thunder/__init__.py``; ``module.py`` (``ThunderModule.__call__``, for
@@ -54,8 +55,12 @@ def is_fast(jitted) -> bool:
 
 @functools.wraps(_upstream_jit)
 def jit(fn, /, *, fastpath: bool | None = None, **options):
-    jitted = _upstream_jit(fn, **options)
-    if not (_enabled if fastpath is None else fastpath):
+    fast = _enabled if fastpath is None else bool(fastpath)
+    # The choice goes in with the compile options, which add_transform (thunder.distributed.ddp and fsdp,
+    # thunder.core.transforms.grad, ...) passes back to thunder.jit when it jits the function again: the
+    # transformed callable keeps this one's choice.
+    jitted = _upstream_jit(fn, fastpath=fast, **options)
+    if not fast:
         return jitted
     cd, cs = jitted._lc_cd, jitted._lc_cs
     cd._lc_fastpath = True  # read when nvFuser regions are created (nvfuser.py)

@@ -144,6 +144,31 @@ def test_switch_environment_variable(value, expected):
     assert out.stdout.split() == [str(expected), str(expected)]
 
 
+def test_transformed_callables_keep_the_choice():
+    # add_transform (behind thunder.distributed.ddp/fsdp, thunder.core.transforms.grad, noop, ...) jits the
+    # function again: the new callable takes the fast path exactly when the one it transforms does, whatever the
+    # switch says when it is made.
+    from thunder.core.transforms import grad, noop
+
+    f = lambda a: (a.sin() * 2).sum()
+    was = thunder.fastpath.is_enabled()
+    try:
+        for switch in (thunder.fastpath.enable, thunder.fastpath.disable):
+            for fastpath in (False, True):
+                jitted = thunder.jit(f, fastpath=fastpath), thunder.jit(torch.nn.Linear(2, 2), fastpath=fastpath)
+                switch()
+                for transformed in (noop(jitted[0]), grad(jitted[0]), noop(jitted[1])):
+                    assert thunder.fastpath.is_fast(transformed) == fastpath
+    finally:
+        (thunder.fastpath.enable if was else thunder.fastpath.disable)()
+    up, fast = grad(thunder.jit(f, fastpath=False)), grad(thunder.jit(f, fastpath=True))
+    a = t(3)
+    for _ in range(3):
+        assert_bitwise(up(a), fast(a))
+        assert hits_misses(up) == hits_misses(fast)
+    assert thunder.cache_hits(fast) == 2
+
+
 def test_jit_signature_lists_upstreams_keywords_and_fastpath():
     # ThunderFX's get_thunder_jit_kwargs keeps only the keywords that inspect.getfullargspec(thunder.jit) lists.
     import inspect
