@@ -567,6 +567,36 @@ def test_module_call_under_torch_jit_trace_and_with_a_replaced_forward_fn():
     assert up(x, k=1) == fast(x, k=1) == ("replaced", (x,), {"k": 1})
 
 
+@pytest.mark.skipif(not torch.distributed.is_available(), reason="needs torch.distributed")
+def test_data_parallel_grad_sync_skipping_like_upstream(tmp_path):
+    # thunder.distributed.ddp on a one-process gloo group: skip_data_parallel_grad_sync() is part of the cache
+    # key (cache_info["no_grad_sync"]), so entering it must miss once and then hit, and leaving it must hit the
+    # first entry again, with upstream's gradients.
+    import thunder.distributed as dist
+    import torch.distributed as tdist
+
+    tdist.init_process_group("gloo", init_method=f"file://{tmp_path}/store", rank=0, world_size=1)
+    try:
+        linear, x = torch.nn.Linear(4, 3), t(2, 4)
+        rows = {}
+        for fastpath in (False, True):
+            ddp = dist.ddp(thunder.jit(copy.deepcopy(linear), fastpath=fastpath))
+            assert thunder.fastpath.is_fast(ddp) == fastpath
+            rows[fastpath], served_fast = [], []
+            for skip in (False, False, True, True, False):
+                took_fast_path.stamp = thunder.compile_stats(ddp).last_trace_host_start
+                with dist.skip_data_parallel_grad_sync() if skip else nullcontext():
+                    ddp(x).sum().backward()
+                served_fast.append(took_fast_path(ddp))
+                rows[fastpath].append((hits_misses(ddp), [p.grad.clone() for p in ddp.parameters()]))
+            assert served_fast == ([False, True, False, True, True] if fastpath else [False] * 5)
+    finally:
+        tdist.destroy_process_group()
+    assert [r[0] for r in rows[True]] == [r[0] for r in rows[False]] == [(0, 1), (1, 1), (1, 2), (2, 2), (3, 2)]
+    for (_, up), (_, fast) in zip(rows[False], rows[True]):
+        assert_bitwise(up, fast)
+
+
 def test_forward_and_backward_gradients():
     def make():
         return (t(3, 4, requires_grad=True), t(4, 4, seed=1, requires_grad=True)), {}
