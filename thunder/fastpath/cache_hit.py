@@ -10,7 +10,8 @@ a hit needs and nothing else: the counters, the computation (undecorated; grad m
 when it is on), the autograd connection when the entry has a backward, the epilogue unless it only passes
 outputs through. The fast callable tries these functions in upstream's order, newest entry first. Anything else
 (a miss, an entry that has no guard, a guard that declines) goes through upstream's own callable unchanged,
-after which the entry that it used gets its function.
+after which the entry that it used gets its function. A call made while Thunder traces another callable goes to
+upstream's callable at once, as upstream's ``fn_`` does under ``is_tracing()``.
 
 Timing fields of ``compile_stats`` (``last_trace_host_start`` and the like) describe the last call that went
 through upstream's path; hits do not take timestamps.
@@ -25,12 +26,15 @@ import torch
 
 from thunder.core.options import CACHE_OPTIONS
 from thunder.core.prims import PrimIDs
-from thunder.core.trace import is_tracing
+from thunder.core.trace import _tracectx
 from thunder.executors.torch_autograd import connect_to_autograd
 from thunder.fastpath.guard import DECLINE, MISS, Guard, Unsupported, build_guard
 
 _FAST_CACHE_OPTIONS = (CACHE_OPTIONS.CONSTANT_VALUES, CACHE_OPTIONS.SYMBOLIC_VALUES)
 _set_grad_enabled = torch._C._set_grad_enabled
+# get_trace(None): the trace being built, None outside tracing; thunder.core.trace.is_tracing() asks the same
+# through two Python frames.
+get_trace = _tracectx.get
 
 
 class CacheHit:
@@ -173,8 +177,7 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
     def upstream_call(args, kwargs):
         state.published = None
         result = upstream_fn(*args, **kwargs)
-        if not is_tracing():
-            _guard_used_entry(args, kwargs)
+        _guard_used_entry(args, kwargs)
         return result
 
     def _guard_used_entry(args, kwargs):
@@ -239,6 +242,10 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
         return upstream_call(args, kwargs)
 
     def fast_fn(*args, **kwargs):
+        if get_trace(None) is not None:
+            # Called while Thunder traces a caller: upstream's callable runs the function inside that trace. The
+            # dispatcher must not run there: the caller's prologue would come to check this callable's state.
+            return upstream_fn(*args, **kwargs)
         return dispatch(args, kwargs)
 
     functools.update_wrapper(fast_fn, upstream_fn)

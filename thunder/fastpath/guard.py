@@ -32,7 +32,6 @@ import thunder
 from thunder.core.prims import PrimIDs
 from thunder.core.proxies import Proxy
 from thunder.core.pytree import tree_flatten
-from thunder.core.trace import get_tracectx
 
 MISS = object()
 DECLINE = object()
@@ -106,7 +105,6 @@ _GLOBALS = {
     "__is_grad_enabled": torch.is_grad_enabled,
     "__is_any_autocast_enabled": torch._C._is_any_autocast_enabled,
     "__is_autocast_enabled": torch.is_autocast_enabled,
-    "__get_tracectx": get_tracectx,
 }
 
 
@@ -396,8 +394,7 @@ class GuardBuilder:
 
     def tensor_check(self, observed: dict) -> list[str]:
         if not self.tensors:
-            # Without tensors nothing stops a guard from passing inside another trace: let upstream decide.
-            return ["if __get_tracectx() is not None: return __DECLINE"]
+            return []
         specs = self.tensors
         self.globals["__tensor_guards"] = TensorGuards(
             *(observed[s.name] for s in specs),

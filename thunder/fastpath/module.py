@@ -5,8 +5,9 @@
 JIT tracing state, eight hook dicts and ``forward``, before ``ThunderModule.forward`` calls ``_forward_fn``:
 three Python frames that cost more than a whole cache hit of the fast path on a small module (about 2 µs on a
 2-core CPU). ``FastThunderModule.__call__`` reads the same state and, when none of it asks for anything (no
-hooks, not compiled, no ``torch.jit`` scope recording, no ``forward`` set on the instance), hands the arguments
-to the fast callable's dispatcher itself; otherwise it hands the call to ``nn.Module.__call__`` unchanged.
+hooks, not compiled, no ``torch.jit`` scope recording, no ``forward`` set on the instance) and no Thunder trace
+is being built (another jitted callable calling this one while it is traced), hands the arguments to the fast
+callable's dispatcher itself; otherwise it hands the call to ``nn.Module.__call__`` unchanged.
 """
 
 from __future__ import annotations
@@ -15,12 +16,17 @@ import torch.jit._trace as jit_trace
 from torch.nn.modules import module as nn_module
 
 from thunder.core.module import ThunderModule
+from thunder.fastpath.cache_hit import get_trace
 
 
 class FastThunderModule(ThunderModule):
     """A ``ThunderModule`` whose ``__call__`` skips ``nn.Module``'s machinery when it has nothing to do."""
 
     def __call__(self, *args, **kwargs):
+        if get_trace(None) is not None:
+            # Called while Thunder traces a caller: nn.Module.__call__, which Thunder's interpreter follows as
+            # upstream's (reading this module's state here would put it into the caller's prologue).
+            return super().__call__(*args, **kwargs)
         # The instance dict, read once: attribute reads on modules go through nn.Module's __getattr__ hook.
         d = self.__dict__
         if not (

@@ -636,6 +636,31 @@ def test_statistics_match_upstream():
     assert hits_misses(fast) == (3, 2)
 
 
+def test_jitted_callable_called_by_another_while_it_is_traced():
+    # Tracing the outer function runs the inner jitted callable's Python code in Thunder's interpreter: it must
+    # go straight to upstream's callable (which calls the inner function itself), so that the outer prologue does
+    # not come to check the inner callable's changing state (call counters, timers) and miss on every call.
+    observed, linear = {}, torch.nn.Linear(3, 3)
+    for fastpath in (False, True):
+        inner_fn = thunder.jit(lambda a: a.sin() * 2, fastpath=fastpath)
+        inner_module = thunder.jit(copy.deepcopy(linear), fastpath=fastpath)
+        tensorless = thunder.jit(lambda n: n * 2, fastpath=fastpath)
+        a = t(2, 3)
+        for inner in (inner_fn, inner_module):
+            inner(a), inner(a)  # entries (and guards) exist before the outer function is traced
+        tensorless(3), tensorless(3)
+        outer = thunder.jit(lambda a, n: inner_module(inner_fn(a)) * tensorless(n) + 1, fastpath=fastpath)
+        rows = []
+        for n in (3, 3, 4, 3):
+            out = outer(a, n)
+            rows.append((out, [hits_misses(f) for f in (outer, inner_fn, inner_module, tensorless)]))
+        observed[fastpath] = rows
+    for (out_up, counts_up), (out_fast, counts_fast) in zip(observed[False], observed[True]):
+        assert_bitwise(out_up, out_fast)
+        assert counts_up == counts_fast
+    assert observed[True][-1][1][0] == (2, 2)  # the outer function hit twice
+
+
 def test_external_cache_clear_is_noticed():
     f = lambda a: a * 3
     fast = thunder.jit(f)
