@@ -4,10 +4,11 @@
 
 Uses the cases of small_graph.py; the pieces are interleaved repeat by repeat. Pieces: the whole call; for
 modules the fast callable without the module's __call__; the entry's generated hit function (guard + call); the
-guard alone; the computation alone with prepared inputs, with and without the grad-mode switch; on CUDA, for a
-computation with one nvFuser region: the region's call, its layout check, the executor call that the region
-makes, and nvFuser's fd.fec.execute and fd.execute with a list; eager. With --profile, also cProfile's view of
-the whole call (tottime per frame: which frames remain, not their true cost, since the profiler adds its own).
+guard alone; the computation alone with prepared inputs, with and without the grad-mode switch that the hit
+makes; on CUDA, for a computation with one nvFuser region: the region's call, its layout check, the executor
+call that the region makes, and nvFuser's fd.fec.execute and fd.execute with a list; eager. With --profile,
+also cProfile's view of the whole call (tottime per frame: which frames remain, not their true cost, since the
+profiler adds its own).
 """
 
 import argparse
@@ -39,8 +40,10 @@ def pieces_of(case):
         pieces["fast callable (no module __call__)"] = lambda: fast(*args)
     pieces["hit function (guard + call)"] = lambda: call(args, {})
     pieces["guard"] = lambda: check(args, {})
-    if hit.grad_off:  # small_graph's "computation" system: the grad switch around it, as the hit makes it
-        pieces["computation, grad switched off"] = small_graph.computation_only(fast)(*args)
+    if hit.grad_off:
+        # small_graph's "computation" system: with the grad switch where the hit makes one (a single nvFuser region
+        # whose outputs are new leaves grad mode as it is, cache_hit.py)
+        pieces["computation as small_graph times it"] = small_graph.computation_only(fast)(*args)
     pieces["computation"] = lambda: comp(*prepared)
     regions = [v for v in comp.__globals__.values() if isinstance(v, FusionRegion)]
     region_args = None
@@ -57,7 +60,8 @@ def pieces_of(case):
         if region.same_layout is not None:
             layout_args = region_args if region.pick_tensors is None else region.pick_tensors(region_args)
             pieces["region's layout check"] = lambda: region.same_layout.check(*layout_args)
-        pieces["region's executor call"] = lambda: region.execute(region_args)
+        execute = region.prepared[1]
+        pieces["region's executor call"] = lambda: execute(region_args)
         pieces["fd.fec.execute(list)"] = lambda: fd.fec.execute(as_list)
         pieces["fd.fec.execute(tuple)"] = lambda: fd.fec.execute(region_args)
         pieces["fd.execute(list)"] = lambda: fd.execute(as_list)

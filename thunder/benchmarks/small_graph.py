@@ -126,6 +126,8 @@ def computation_only(fast):
         hit = state.hits[0]
         inps, _ = hit.guard.check(args, {})
         comp, grad_off = hit.computation, hit.grad_off
+        if hit.grad_free_region and hit.region_call.region.prepared[2]:
+            grad_off = False  # the hit calls this region in grad mode as it is (cache_hit.py)
         set_grad = torch._C._set_grad_enabled
 
         def call(*_):

@@ -8,7 +8,9 @@ variable, ``compile_data_and_stats`` and the host/prologue timers, ``maybe_conne
 Each cache entry gets one generated function (``CacheHit.call``): its guard (see ``guard.py``) followed by what
 a hit needs and nothing else: the counters, the computation (undecorated; grad mode switched off around it only
 when it is on), the autograd connection when the entry has a backward, the epilogue unless it only passes
-outputs through. The fast callable tries these functions in upstream's order, newest entry first. Anything else
+outputs through. A computation that is one nvFuser region call is not called: the hit calls the region's
+executor itself, in grad mode as it is where that cannot change the outputs (``nvfuser.single_region_call``).
+The fast callable tries these functions in upstream's order, newest entry first. Anything else
 (a miss, an entry that has no guard, a guard that declines) goes through upstream's own callable unchanged,
 after which the entry that it used gets its function. A call made while Thunder traces another callable goes to
 upstream's callable at once, as upstream's ``fn_`` does under ``is_tracing()``.
@@ -29,6 +31,7 @@ from thunder.core.prims import PrimIDs
 from thunder.core.trace import _tracectx
 from thunder.executors.torch_autograd import connect_to_autograd
 from thunder.fastpath.guard import DECLINE, MISS, Guard, Unsupported, build_guard
+from thunder.fastpath.nvfuser import single_region_call
 
 _FAST_CACHE_OPTIONS = (CACHE_OPTIONS.CONSTANT_VALUES, CACHE_OPTIONS.SYMBOLIC_VALUES)
 _set_grad_enabled = torch._C._set_grad_enabled
@@ -42,7 +45,8 @@ class CacheHit:
     runs (counters, the computation with grad mode as upstream has it, the autograd connection or the epilogue).
     ``call(args, kwargs)`` returns the jitted callable's result, or ``MISS`` / ``DECLINE`` as the guard decides."""
 
-    __slots__ = ("entry", "guard", "computation", "epilogue", "finish", "grad_off", "backward_fn", "call", "source")
+    __slots__ = ("entry", "guard", "computation", "epilogue", "finish", "grad_off", "backward_fn", "region_call",
+                 "grad_free_region", "call", "source")
 
     def __init__(self, entry, guard: Guard, runtime: dict):
         self.entry = entry
@@ -54,6 +58,14 @@ class CacheHit:
         # switch is needed only for entries made with grad enabled.
         self.grad_off = guard.grad_enabled
         self.backward_fn = entry.backward_fn
+        # A computation that is one nvFuser region call: the hit calls the region's executor itself.
+        self.region_call = None
+        if self.backward_fn is None and self.finish is not None:
+            self.region_call = single_region_call(entry.computation_traces[-1], self.computation)
+        # Grad mode cannot change what such a region returns when no input requires grad and no output is a view or
+        # an input (nvFuser then made each output, with no autograd history in either mode; the region tells per
+        # layout): the hit then leaves grad mode as it is.
+        self.grad_free_region = self.region_call is not None and self.grad_off and guard.no_grad_inputs
         namespace = {
             **runtime,
             "__this": self,
@@ -61,6 +73,8 @@ class CacheHit:
             "__epilogue": self.epilogue,
             "__set_grad_enabled": _set_grad_enabled,
         }
+        if self.region_call is not None:
+            namespace["__region"] = self.region_call.region
         self.call, self.source = guard.compile_with("hit", self._on_pass(), namespace)
 
     def _on_pass(self) -> list[str]:
@@ -78,14 +92,32 @@ class CacheHit:
             "all": f"tuple({computed})",
             None: f"__epilogue({pro_to_epi}*{computed})",
         }[self.finish]
+        body = self._region_lines() + [f"return {result}"]
         if not self.grad_off:
-            return lines + [f"return {result}"]
-        return lines + [
-            "__set_grad_enabled(False)",
-            "try:",
+            return lines + body
+        switched = ["__set_grad_enabled(False)", "try:", *(f"    {line}" for line in body), "finally:", "    __set_grad_enabled(True)"]
+        if self.grad_free_region:
+            # The region's executor under grad mode as it is; the computation (another layout, or outputs that
+            # are views) with the switch.
+            return lines + self._region_lines() + switched[:2] + [f"    return {result}"] + switched[-2:]
+        return lines + switched
+
+    def _region_lines(self) -> list[str]:
+        """The region call of a single-region computation: the region's executor with its layout check, as
+        ``FusionRegion.__call__`` makes it; a layout that was not prepared goes on to the computation."""
+        if self.region_call is None:
+            return []
+        names = self.guard.input_list
+        args = "".join(names[i] + ", " for i in self.region_call.arg_positions)
+        tensors = ", ".join(names[i] for i in self.region_call.tensor_positions)
+        outputs = [f"__out[{i}]" for i in self.region_call.returned]
+        result = outputs[0] if self.finish == "first" else "(" + "".join(o + ", " for o in outputs) + ")"
+        ready = "__prepared[2] and " if self.grad_free_region else ""
+        return [
+            "__prepared = __region.prepared",
+            f"if __prepared is not None and {ready}__prepared[0].check({tensors}):",
+            f"    __out = __prepared[1](({args}))",
             f"    return {result}",
-            "finally:",
-            "    __set_grad_enabled(True)",
         ]
 
 

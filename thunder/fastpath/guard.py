@@ -30,7 +30,7 @@ from torch._C._dynamo.guards import GlobalStateGuard, TensorGuards
 
 import thunder
 from thunder.core.prims import PrimIDs
-from thunder.core.proxies import Proxy
+from thunder.core.proxies import Proxy, TensorProxy
 from thunder.core.pytree import tree_flatten
 
 MISS = object()
@@ -416,12 +416,14 @@ class Guard:
     """One cache entry's guard: its checks as source lines, compiled alone (``check``, for tests and benchmarks)
     and, by ``compile_with``, in front of the code that a hit runs (the fast path's per-entry function)."""
 
-    def __init__(self, checks: list[str], namespace: dict, inputs: str, pro_to_epi: str, grad_enabled: bool):
+    def __init__(self, checks, namespace, input_list, pro_to_epi, grad_enabled, no_grad_inputs):
         self.checks = checks
         self.namespace = namespace
-        self.inputs = inputs  # the computation's arguments, as source ("x, p")
+        self.input_list = input_list  # the computation's arguments, each as source
+        self.inputs = "".join(x + ", " for x in input_list)  # the same as one argument list ("x, p, ")
         self.pro_to_epi = pro_to_epi  # what the prologue passes to the epilogue, as source
         self.grad_enabled = grad_enabled  # the grad mode the entry was made for
+        self.no_grad_inputs = no_grad_inputs  # no tensor among the arguments requires grad (the guard pins it)
 
     @functools.cached_property
     def check(self):
@@ -457,8 +459,12 @@ def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, data_paral
     returned = builder.returned
     if not (isinstance(returned, tuple) and len(returned) == 2 and all(isinstance(r, (tuple, list)) for r in returned)):
         raise Unsupported("prologue does not return (computation inputs, prologue-to-epilogue values)")
-    inputs, pro_to_epi = ("".join(builder.fmt(x) + ", " for x in r) for r in returned)
-    return Guard(body + tail, builder.globals, inputs, pro_to_epi, builder.grad_enabled)
+    input_list = [builder.fmt(x) for x in returned[0]]
+    pro_to_epi = "".join(builder.fmt(x) + ", " for x in returned[1])
+    # Whether every tensor among the computation's inputs is pinned by the tensor guard as not requiring grad.
+    pinned_no_grad = {s.name for s in builder.tensors if not s.requires_grad}
+    no_grad_inputs = all(not isinstance(x, TensorProxy) or x.name in pinned_no_grad for x in returned[0])
+    return Guard(body + tail, builder.globals, input_list, pro_to_epi, builder.grad_enabled, no_grad_inputs)
 
 
 def _function_source(name: str, body: list[str], final: list[str]) -> str:

@@ -15,6 +15,10 @@ wrapped so that it decides per callable being compiled):
   Any other layout goes through upstream's descriptor cache (``get_fd(to_descriptors(args))``), which builds or
   finds the right definition; anything that is not a plain tensor goes through upstream's wrapper unchanged.
 * It calls the definition's ``FusionExecutorCache.execute`` directly, with the device and options resolved once.
+  Where a computation is nothing but one region call, the cache hit's function does the same without the
+  computation's and the region's frames (``single_region_call``), and where no input requires grad and the
+  layout's outputs were neither views nor inputs, without switching grad mode off: nvFuser made those outputs
+  itself, so grad mode changes nothing about them.
 * Regions that a DTensor can reach (decided from the region's proxies at fusion time), and all regions while
   Thunder's profiling annotations are enabled or fake inputs are saved, keep upstream's wrapper.
 
@@ -29,6 +33,7 @@ import importlib.util
 import operator
 import sys
 import types
+from typing import NamedTuple
 
 import torch
 from torch._C._dynamo.guards import TensorGuards
@@ -49,8 +54,8 @@ class _AnyLayout:
 class FusionRegion:
     """A drop-in for ``FusionDefinitionWrapper``, around the upstream wrapper that it holds."""
 
-    __slots__ = ("upstream", "name", "tensor_indices", "pick_tensors", "same_layout", "execute", "last_used",
-                 "last_inputs", "store_inputs")
+    __slots__ = ("upstream", "name", "tensor_indices", "pick_tensors", "prepared", "last_used", "last_inputs",
+                 "store_inputs")
 
     def __init__(self, upstream, tensor_indices: tuple[int, ...], n_inputs: int):
         self.upstream = upstream
@@ -66,10 +71,11 @@ class FusionRegion:
             self.pick_tensors = lambda args: (args[index],)
         else:
             self.pick_tensors = operator.itemgetter(*tensor_indices)  # a tuple for two indices or more
-        # Passes while every tensor input has the exact type, shape, stride, dtype, device and dispatch keys that
-        # the current `execute` was prepared for (dynamo's TensorGuards: one C++ call for all of them).
-        self.same_layout = None
-        self.execute = None
+        # (layout check, execute, outputs_are_new) for the last layout, or None. The check passes while every tensor
+        # input has the exact type, shape, stride, dtype, device and dispatch keys that `execute` was prepared for
+        # (dynamo's TensorGuards: one C++ call for all of them); outputs_are_new: that layout's outputs were neither
+        # views nor inputs (see `single_region_call`). One tuple, so that a reader sees the three of one layout.
+        self.prepared = None
         self.last_used = None
         self.last_inputs = None
         self.store_inputs = upstream.store_inputs
@@ -78,19 +84,24 @@ class FusionRegion:
         return f"FusionRegion({self.name})"
 
     def __call__(self, *args):
-        same_layout = self.same_layout
-        if same_layout is not None and same_layout.check(*(args if self.pick_tensors is None else self.pick_tensors(args))):
+        prepared = self.prepared
+        if prepared is not None and prepared[0].check(*(args if self.pick_tensors is None else self.pick_tensors(args))):
             if self.store_inputs:
                 self.last_inputs = args
-            return self.execute(args)
+            return prepared[1](args)
         return self.prepare_and_call(args)
+
+    @property
+    def same_layout(self):
+        """The layout check of the last layout (None: the next call goes through ``prepare_and_call``)."""
+        return None if self.prepared is None else self.prepared[0]
 
     def prepare_and_call(self, args):
         """A layout not seen last time: upstream's descriptor cache, then remember the layout for the next call."""
         tensors = [args[i] for i in self.tensor_indices]
         if any(type(t) not in _PLAIN_TENSOR_TYPES for t in tensors):
             # Subclasses (DTensor, AsyncCollectiveTensor, ...) keep upstream's handling.
-            self.same_layout = None
+            self.prepared = None
             out = self.upstream(*args)
             self.last_used, self.last_inputs = self.upstream.last_used, self.upstream.last_inputs
             return out
@@ -115,20 +126,75 @@ class FusionRegion:
             kwargs["device"] = device
         if up.enable_options or up.disable_options:
             kwargs.update(_enable_options=up.enable_options or [], _disable_options=up.disable_options or [])
-        self.execute = functools.partial(fd.fec.execute, **kwargs) if kwargs else fd.fec.execute
+        execute = functools.partial(fd.fec.execute, **kwargs) if kwargs else fd.fec.execute
         if not up.use_cache:
-            self.same_layout = _AnyLayout  # nv_skip_cache=True: the first definition serves every call, as upstream
+            layout = _AnyLayout  # nv_skip_cache=True: the first definition serves every call, as upstream
         elif len({id(t) for t in tensors}) < len(tensors):
             # One tensor in two places: TensorGuards would never pass, and building it on every call costs more
             # than upstream's descriptors; keep upstream's per-call lookup for this region.
-            self.same_layout = None
+            layout = None
         else:
-            self.same_layout = TensorGuards(
+            layout = TensorGuards(
                 *tensors,
                 dynamic_dims_sizes=[list(t.shape) for t in tensors],
                 dynamic_dims_strides=[list(t.stride()) for t in tensors],
             )
+        # nv_skip_cache serves every layout with one definition, whose outputs may differ by layout: not "new".
+        new_outputs = layout is not _AnyLayout and _outputs_are_new(out, args)
+        self.prepared = None if layout is None else (layout, execute, new_outputs)
         return out
+
+
+def _outputs_are_new(outputs, inputs) -> bool:
+    """Whether no output is a view or one of the inputs: then nvFuser made every output itself, and grad mode does
+    not change them (a view records the grad mode it was made in, which decides later in-place updates)."""
+    return not any(
+        isinstance(o, torch.Tensor) and (o._is_view() or any(o is i for i in inputs)) for o in outputs
+    )
+
+
+class RegionCall(NamedTuple):
+    """A computation that is one region call, as positions: the hit function then calls the region's executor
+    itself (``cache_hit.py``), without the computation's and the region's frames."""
+
+    region: FusionRegion
+    arg_positions: tuple[int, ...]  # each region argument's position among the computation's parameters
+    tensor_positions: tuple[int, ...]  # the same, for the arguments that the layout check covers, in its order
+    returned: tuple[int, ...]  # each of the computation's results, as a position among the region's outputs
+
+
+def single_region_call(trace, computation) -> RegionCall | None:
+    """The ``RegionCall`` of a computation whose trace is its parameters, one ``FusionRegion`` call on them and the
+    return of (some of) that call's outputs; ``None`` for any other computation."""
+    from thunder.core.prims import PrimIDs
+
+    *body, ret = trace.bound_symbols
+    body = [b for b in body if b.sym.id not in (PrimIDs.UNPACK_TRIVIAL, PrimIDs.DEL, PrimIDs.COMMENT)]
+    if len(body) != 1 or ret.sym.id != PrimIDs.RETURN or trace.kwargs:
+        return None
+    call = body[0]
+    region = computation.__globals__.get(call.sym.name)
+    if type(region) is not FusionRegion or region.store_inputs:
+        return None  # store_inputs: the region's own call records last_inputs
+    params = [getattr(p, "name", None) for p in trace.args]
+    outputs = [getattr(p, "name", None) for p in call.flat_outs]
+    args = [getattr(p, "name", None) for p in call.args]
+    returned = ret.args[0] if len(ret.args) == 1 else None
+    if (
+        not isinstance(returned, tuple)
+        or len(set(params)) != len(params)
+        or any(a is None or a not in params for a in args)
+        or len(call.args) != len(call.flat_args)  # nested arguments
+        or any(getattr(r, "name", None) not in outputs for r in returned)
+    ):
+        return None
+    arg_positions = tuple(params.index(a) for a in args)
+    return RegionCall(
+        region,
+        arg_positions,
+        tuple(arg_positions[i] for i in region.tensor_indices),
+        tuple(outputs.index(r.name) for r in returned),
+    )
 
 
 # The rest of FusionDefinitionWrapper's interface, read from the upstream wrapper. Properties, not __getattr__: a

@@ -805,6 +805,15 @@ def hit_source(fast):
     return call._lc_fastpath_state.hits[0].source
 
 
+def test_guard_tells_whether_computation_inputs_require_grad():
+    # The hit may leave grad mode as it is only where no tensor input requires grad (nvfuser.py's single regions).
+    for requires_grad in (False, True):
+        fast = thunder.jit(lambda a, b: a * b)
+        with torch.no_grad():
+            fast(t(2, 2, requires_grad=requires_grad), t(2, 2))
+        assert newest_hit(fast).guard.no_grad_inputs is not requires_grad
+
+
 class TestGeneratedGuards(expecttest.TestCase):
     # Pinned sources of two representative hit functions (guard, then the call); refresh with EXPECTTEST_ACCEPT=1
     # after a deliberate change.
@@ -1087,6 +1096,143 @@ def test_nvfuser_issue1657_graph_and_region_type():
     torch.testing.assert_close(out[0], torch.sin(x))
     assert [type(r) for r in fusion_regions(fast)] == [FusionRegion]
     assert all(type(r) is not FusionRegion for r in fusion_regions(up))
+
+
+def newest_hit(jitted):
+    call = jitted._forward_fn if isinstance(jitted, torch.nn.Module) else jitted
+    return call._lc_fastpath_state.hits[0]
+
+
+def autograd_facts(out):
+    """What grad mode can change about outputs: requires_grad, grad_fn, view-ness and a view's creation mode."""
+    get_meta = torch._C._autograd._get_creation_meta
+    tensors = [x for x in torch.utils._pytree.tree_leaves(out) if isinstance(x, torch.Tensor)]
+    return [(x.requires_grad, x.grad_fn is None, x._is_view(), str(get_meta(x)) if x._is_view() else None) for x in tensors]
+
+
+class RegionSpy:
+    """Counts the calls of a hit's computation and records grad mode at each call of its region's executor."""
+
+    def __init__(self, jitted):
+        self.hit = newest_hit(jitted)
+        self.computation_calls, self.grad_modes = 0, []
+        namespace = self.hit.call.__globals__
+        computation = namespace["__computation"]
+
+        def counting(*args):
+            self.computation_calls += 1
+            return computation(*args)
+
+        namespace["__computation"] = counting
+
+    def watch_executor(self):
+        # The region replaces `prepared` on every new layout: wrap the current executor before each call.
+        region = self.hit.region_call.region
+        if region.prepared is not None and not getattr(region.prepared[1], "spied", False):
+            layout, execute, new_outputs = region.prepared
+
+            def recording(args):
+                self.grad_modes.append(torch.is_grad_enabled())
+                return execute(args)
+
+            recording.spied = True
+            region.prepared = (layout, recording, new_outputs)
+
+
+@requires_nvfuser
+def test_nvfuser_single_region_hit_calls_the_executor_itself():
+    # The #1657 graph under grad mode, its input not requiring grad: a hit calls the region's executor from the hit
+    # function, in grad mode as it is; a new layout goes through the computation (switch, then the region's own
+    # preparation), after which hits call the executor again. Outputs and their autograd facts as upstream's.
+    x = torch.testing.make_tensor((319999,), dtype=torch.int64, device="cuda", low=3, high=9).as_strided((400, 400), (800, 2))
+    contiguous = x.contiguous()
+    up, fast = nvfuser_pair(Issue1657())
+    run_both(up, fast, x)
+    spy = RegionSpy(fast)
+    assert spy.hit.region_call is not None and spy.hit.grad_free_region
+    expected = []  # (computation calls, executor calls in grad mode) after each call
+    for a, via_computation in [(x, False), (x, False), (contiguous, True), (contiguous, False), (x, True), (x, False)]:
+        spy.watch_executor()
+        took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+        out_fast, out_up = fast(a), up(a)
+        assert_bitwise(out_up, out_fast)
+        assert autograd_facts(out_fast) == autograd_facts(out_up)
+        assert hits_misses(up) == hits_misses(fast) and took_fast_path(fast)
+        expected.append(via_computation)
+        assert spy.computation_calls == sum(expected)
+        assert spy.grad_modes == [True] * (len(expected) - sum(expected))
+    assert torch.is_grad_enabled()
+
+
+class TestGeneratedRegionHit(expecttest.TestCase):
+    # The pinned hit function of a single-region computation (the #1657 graph under grad mode).
+    @requires_nvfuser
+    def test_issue1657_hit(self):
+        x = torch.testing.make_tensor((400, 400), dtype=torch.int64, device="cuda", low=3, high=9)
+        fast = thunder.jit(Issue1657(), fastpath=True, executors=["nvfuser"])
+        fast(x)
+        self.assertExpectedInline(hit_source(fast), """\
+def hit(args, kwargs):
+    try:
+        if not (len(args) == 1): return __MISS
+        if not (len(kwargs) == 0): return __MISS
+        x = args[0]
+        if not __global_state.check():
+            if __is_grad_enabled() is not True: return __MISS
+            if __is_any_autocast_enabled(): return __DECLINE
+            if __get_default_dtype() is not torch.float32: return __MISS
+        if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None) and __get_default_device() != __c0: return __MISS
+        if not __tensor_guards.check(x):
+            __verdict = __check_tensors_slowly((x,), __tensor_specs, __tensor_types)
+            if __verdict is not True: return __verdict
+    except Exception:
+        return __MISS
+    __cs.calls += 1
+    __cs.cache_hits += 1
+    if __state.published is not __this: __publish(__this)
+    __prepared = __region.prepared
+    if __prepared is not None and __prepared[2] and __prepared[0].check(x):
+        __out = __prepared[1]((x, ))
+        return (__out[0], __out[1], )
+    __set_grad_enabled(False)
+    try:
+        return tuple(__computation(x, ))
+    finally:
+        __set_grad_enabled(True)
+""")
+
+
+@requires_nvfuser
+def test_nvfuser_region_outputs_that_are_views_keep_the_grad_switch():
+    # A view records the grad mode it was made in (its creation meta): an output that nvFuser returns as a view
+    # must be made with grad off, as upstream makes it. The region tells per layout whether its outputs are views.
+    candidates = [
+        lambda a: (a.sin(), a.t()),
+        lambda a: (a.cos(), a.reshape(-1)),
+        lambda a: (a * 2).unsqueeze(0).expand(3, 4, 6),
+        lambda a: (a.exp(), a[:, 1:]),
+    ]
+    exercised = 0
+    for fn in candidates:
+        up, fast = nvfuser_pair(fn)
+        a = torch.randn(4, 6, device="cuda")
+        run_both(up, fast, a)
+        hit = newest_hit(fast)
+        spy = RegionSpy(fast) if hit.region_call is not None else None
+        for _ in range(3):
+            if spy is not None:
+                spy.watch_executor()
+            took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+            out_fast, out_up = fast(a), up(a)
+            assert_bitwise(out_up, out_fast)
+            assert autograd_facts(out_fast) == autograd_facts(out_up)
+            assert hits_misses(up) == hits_misses(fast) and took_fast_path(fast)
+        views = any(view for _, _, view, _ in autograd_facts(out_fast))
+        if spy is not None and views:
+            exercised += 1
+            assert hit.region_call.region.prepared[2] is False
+            assert spy.grad_modes == [False] * 3 and spy.computation_calls == 3
+    assert exercised, "no candidate made a single-region computation with a view output: this test proves nothing"
 
 
 @requires_nvfuser
