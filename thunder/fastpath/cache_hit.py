@@ -235,6 +235,7 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
                 args,
                 kwargs,
                 thunder_module=thunder_module_ref(),
+                compile_data=cd,
                 data_parallel=bool(getattr(user_fn, "use_ddp", False) or getattr(user_fn, "use_fsdp", False)),
             )
             return CacheHit(entry, guard, runtime)

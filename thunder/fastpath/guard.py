@@ -51,6 +51,15 @@ def alias_string(args, kwargs) -> str:
     return "-".join(",".join(map(str, g)) for g in groups.values() if len(g) > 1)
 
 
+def thunder_module_in(compile_data, model):
+    """``thunder.core.module.get_thunder_module(model)``, with the compile data given instead of read from the
+    context that upstream's call sets: the ThunderModule made for ``model``, else ``model`` itself."""
+    tm = compile_data._thunder_module_map.get(id(model))
+    if tm and tm._model is not model:
+        tm = None
+    return model if tm is None else tm
+
+
 def tensor_matches(t, shape, device: str, dtype: torch.dtype, requires_grad: bool) -> bool:
     """The prologue's ``check_tensor_metadata``, as a predicate (``None`` in ``shape`` is a symbolic dim)."""
     return (
@@ -119,9 +128,10 @@ class _TensorSpec:
 class GuardBuilder:
     """Translates one prologue trace into the source of a guard function, line by line."""
 
-    def __init__(self, prologue_trace, *, thunder_module=None, data_parallel=False):
+    def __init__(self, prologue_trace, *, thunder_module=None, compile_data=None, data_parallel=False):
         self.trace = prologue_trace
         self.thunder_module = thunder_module
+        self.compile_data = compile_data
         self.data_parallel = data_parallel
         self.lines: list[str] = []
         self.globals = dict(_GLOBALS)
@@ -211,7 +221,14 @@ class GuardBuilder:
                 self.emit(f"{out.name} = __function_obj")
         elif sid == PrimIDs.UNPACK_THUNDER_MODULE:
             if self.thunder_module is None:
-                raise Unsupported("thunder module of a function")
+                # A function that reaches a module, as thunder.jit(model.forward): the prologue asks the compile
+                # data for that module's ThunderModule (get_thunder_module), which is the module itself when the
+                # compile data has none. Its members are then read as the prologue reads them.
+                if self.compile_data is None:
+                    raise Unsupported("thunder module of a function, without its compile data")
+                self.globals["__get_thunder_module"] = functools.partial(thunder_module_in, self.compile_data)
+                self.emit(f"{out.name} = __get_thunder_module({args[0].name})")
+                return
             self.globals["__thunder_module"] = weakref.ref(self.thunder_module)
             self.emit(f"{out.name} = __thunder_module()")
             self.thunder_module_names.add(out.name)
@@ -260,13 +277,14 @@ class GuardBuilder:
             self.emit(f"{out.name} = {obj.name}.{name}")
 
     def unpack_module_member(self, sid, module, name: str, out) -> None:
-        if module.name not in self.thunder_module_names:
-            raise Unsupported("member of a module other than the ThunderModule")
         overrides, getter = {
             PrimIDs.UNPACK_PARAMETER: ("_overrides_parameters", "get_parameter"),
             PrimIDs.UNPACK_BUFFER: ("_overrides_buffers", "get_buffer"),
             PrimIDs.UNPACK_SUBMODULE: ("_module_cache", "get_submodule"),
         }[sid]
+        if module.name not in self.thunder_module_names:
+            self.emit(f"{out.name} = {module.name}.{getter}({name!r})")  # as the prologue's unpack does
+            return
         # ThunderModule.get_parameter and friends: an override dict first, then the wrapped model.
         local = self.hoist(f"__{module.name}{overrides}", f"{module.name}.{overrides}")
         self.emit(f"{out.name} = {local}.get({name!r}, __null)")
@@ -438,13 +456,15 @@ class Guard:
         return _compile(source, name, {**self.namespace, **namespace}), source
 
 
-def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, data_parallel=False) -> Guard:
+def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, compile_data=None, data_parallel=False) -> Guard:
     """Builds the ``Guard`` of a cache entry from its prologue trace and one call that hit it.
 
     The call's arguments give the exact types that the tensor guard pins (the entry's prologue passed them).
     Raises ``Unsupported`` when the prologue cannot be expressed as a guard.
     """
-    builder = GuardBuilder(prologue_trace, thunder_module=thunder_module, data_parallel=data_parallel)
+    builder = GuardBuilder(
+        prologue_trace, thunder_module=thunder_module, compile_data=compile_data, data_parallel=data_parallel
+    )
     body = builder.build()
     # Evaluate the unpacking once on the observed call to learn each tensor's exact type and layout.
     probe = _compile(_function_source("probe", body, ["return locals()"]), "probe", builder.globals)

@@ -688,9 +688,8 @@ def set_weight(module):
         (lambda: (s := Scale(), s), set_k, True),  # a callable object whose attribute changes
         (lambda: (s := Scale(), s.shift), set_k, True),  # a bound method
         (lambda: (None, functools.partial(lambda a, k: a * k, k=3.0)), lambda _: None, True),
-        # A module's forward jitted as a function: its prologue looks the module's ThunderModule up in the compile
-        # data (get_thunder_module), which the guards do not express, so its entries keep upstream's path.
-        (lambda: (m := torch.nn.Linear(3, 2), m.forward), set_weight, False),
+        # A module's forward jitted as a function: its prologue looks the module up through get_thunder_module.
+        (lambda: (m := torch.nn.Linear(3, 2), m.forward), set_weight, True),
     ],
     ids=["callable_object", "bound_method", "partial", "module_forward"],
 )
@@ -709,6 +708,32 @@ def test_other_kinds_of_callables(make, mutate, served_fast):
     _, fast = run_differential(fn, calls)
     assert thunder.cache_hits(fast) >= 3  # calls 1, 3 and 4 at least (2 too where the mutation keeps the key)
     assert bool(fast._lc_fastpath_state.unsupported) != served_fast
+
+
+def test_module_forward_jitted_as_a_function():
+    # thunder.jit(model.forward) reads the module through get_thunder_module (the module itself: there is no
+    # ThunderModule for it): its training flag, replaced parameters and a parameter set to None decide hits and
+    # misses as upstream's prologue decides them.
+    m = torch.nn.Linear(3, 2)
+    x = lambda: ((t(4, 3),), {})
+
+    def after(change):
+        def make():
+            change()  # runs once per system, and sets a value
+            return x()
+
+        return make
+
+    frozen_weight = lambda: setattr(m, "weight", torch.nn.Parameter(t(2, 3, seed=2), requires_grad=False))
+    calls = [
+        Call(x), Call(x, expect_fast=True),
+        Call(after(m.eval)), Call(x, expect_fast=True),
+        Call(after(m.train), expect_fast=True),  # the first entry again
+        Call(after(frozen_weight)), Call(x, expect_fast=True),
+        Call(after(lambda: setattr(m, "bias", None))), Call(x, expect_fast=True),
+    ]
+    _, fast = run_differential(m.forward, calls)
+    assert not fast._lc_fastpath_state.unsupported
 
 
 def test_external_cache_clear_is_noticed():
