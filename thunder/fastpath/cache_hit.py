@@ -92,15 +92,14 @@ class CacheHit:
             "all": f"tuple({computed})",
             None: f"__epilogue({pro_to_epi}*{computed})",
         }[self.finish]
-        body = self._region_lines() + [f"return {result}"]
+        region, call = self._region_lines(), [f"return {result}"]
         if not self.grad_off:
-            return lines + body
-        switched = ["__set_grad_enabled(False)", "try:", *(f"    {line}" for line in body), "finally:", "    __set_grad_enabled(True)"]
+            return lines + region + call
         if self.grad_free_region:
-            # The region's executor under grad mode as it is; the computation (another layout, or outputs that
-            # are views) with the switch.
-            return lines + self._region_lines() + switched[:2] + [f"    return {result}"] + switched[-2:]
-        return lines + switched
+            # The region's executor in grad mode as it is; the computation (another layout, or outputs that are
+            # views) with the switch.
+            return lines + region + _with_grad_off(call)
+        return lines + _with_grad_off(region + call)
 
     def _region_lines(self) -> list[str]:
         """The region call of a single-region computation: the region's executor with its layout check, as
@@ -119,6 +118,12 @@ class CacheHit:
             f"    __out = __prepared[1](({args}))",
             f"    return {result}",
         ]
+
+
+def _with_grad_off(body: list[str]) -> list[str]:
+    """``body`` with grad mode switched off around it, as upstream's ``torch.no_grad()`` decorator does."""
+    indented = [f"    {line}" for line in body]
+    return ["__set_grad_enabled(False)", "try:", *indented, "finally:", "    __set_grad_enabled(True)"]
 
 
 def _epilogue_shortcut(entry):

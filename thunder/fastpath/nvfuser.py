@@ -85,7 +85,8 @@ class FusionRegion:
 
     def __call__(self, *args):
         prepared = self.prepared
-        if prepared is not None and prepared[0].check(*(args if self.pick_tensors is None else self.pick_tensors(args))):
+        tensors = args if self.pick_tensors is None else self.pick_tensors(args)
+        if prepared is not None and prepared[0].check(*tensors):
             if self.store_inputs:
                 self.last_inputs = args
             return prepared[1](args)
