@@ -144,6 +144,7 @@ class GuardBuilder:
         self.top_level: dict[str, Any] = {}  # name -> ("args", index) | ("kwargs", key)
         self.arg_counts: dict[str, int] = {}
         self.thunder_module_names: set[str] = set()
+        self.function_obj_names: set[str] = set()
         self.hoisted: set[str] = set()  # locals bound once per guard (a ThunderModule's dicts, its model)
         self.returned = None
 
@@ -216,22 +217,27 @@ class GuardBuilder:
         elif sid == PrimIDs.UNPACK_ATTR:
             self.unpack_attr(args[0], args[1], out)
         elif sid == PrimIDs.UNPACK_FUNCTION_OBJ:
+            self.function_obj_names.add(out.name)
             if out.name in self.read_names:
                 self.globals["__function_obj"] = self.trace.fn
                 self.emit(f"{out.name} = __function_obj")
         elif sid == PrimIDs.UNPACK_THUNDER_MODULE:
-            if self.thunder_module is None:
-                # A function that reaches a module, as thunder.jit(model.forward): the prologue asks the compile
-                # data for that module's ThunderModule (get_thunder_module), which is the module itself when the
-                # compile data has none. Its members are then read as the prologue reads them.
-                if self.compile_data is None:
-                    raise Unsupported("thunder module of a function, without its compile data")
-                self.globals["__get_thunder_module"] = functools.partial(thunder_module_in, self.compile_data)
-                self.emit(f"{out.name} = __get_thunder_module({args[0].name})")
+            if self.thunder_module is not None and args[0].name in self.function_obj_names:
+                # The jitted module's own ThunderModule, held weakly (it holds this guard).
+                self.globals["__thunder_module"] = weakref.ref(self.thunder_module)
+                self.emit(f"{out.name} = __thunder_module()")
+                self.thunder_module_names.add(out.name)
                 return
-            self.globals["__thunder_module"] = weakref.ref(self.thunder_module)
-            self.emit(f"{out.name} = __thunder_module()")
-            self.thunder_module_names.add(out.name)
+            # Any other module: a function's (thunder.jit(model.forward)) or one that the code reaches through
+            # globals or a closure. The prologue asks the compile data for its ThunderModule (get_thunder_module),
+            # which is the module itself where there is none; its members are then read as the prologue reads them.
+            if self.compile_data is None:
+                raise Unsupported("a module's ThunderModule, without the compile data")
+            if args[0].name in self.function_obj_names and args[0].name not in self.read_names:
+                self.globals["__function_obj"] = self.trace.fn
+                self.emit(f"{args[0].name} = __function_obj")
+            self.globals["__get_thunder_module"] = functools.partial(thunder_module_in, self.compile_data)
+            self.emit(f"{out.name} = __get_thunder_module({args[0].name})")
         elif sid in (PrimIDs.UNPACK_PARAMETER, PrimIDs.UNPACK_BUFFER, PrimIDs.UNPACK_SUBMODULE):
             self.unpack_module_member(sid, args[0], args[1], out)
         elif sid == PrimIDs.UNPACK_CACHE_INFO:

@@ -736,6 +736,63 @@ def test_module_forward_jitted_as_a_function():
     assert not fast._lc_fastpath_state.unsupported
 
 
+_GLOBAL_LINEAR = torch.nn.Linear(3, 2)
+
+
+def uses_global_linear(a):
+    return _GLOBAL_LINEAR(a) * 2
+
+
+class UsesGlobalLinear(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = torch.nn.Linear(3, 3)
+
+    def forward(self, a):
+        return _GLOBAL_LINEAR(self.inner(a))
+
+
+def test_functions_that_use_a_module_from_their_globals_or_closure():
+    # The prologue reaches such a module through the function's globals or closure and get_thunder_module (for a
+    # jitted module, next to its own ThunderModule); a module rebound, switched to eval or with a parameter
+    # replaced decides hits and misses as upstream's.
+    global _GLOBAL_LINEAR
+    lin = torch.nn.Linear(3, 2)
+
+    def uses_closure_linear(a):
+        return lin(a) + 1
+
+    x = lambda: ((t(4, 3),), {})
+
+    def after(change):
+        def make():
+            change()  # runs once per system, and sets a value
+            return x()
+
+        return make
+
+    def rebind_global():
+        global _GLOBAL_LINEAR
+        torch.manual_seed(3)  # the same new module for both systems
+        _GLOBAL_LINEAR = torch.nn.Linear(3, 5)
+
+    frozen_weight = lambda: setattr(lin, "weight", torch.nn.Parameter(t(2, 3, seed=2), requires_grad=False))
+    frozen_global = lambda: setattr(
+        _GLOBAL_LINEAR, "weight", torch.nn.Parameter(t(*_GLOBAL_LINEAR.weight.shape, seed=2), requires_grad=False)
+    )
+    for fn, changes, module in [
+        (uses_global_linear, [_GLOBAL_LINEAR.eval, rebind_global], False),
+        (uses_closure_linear, [lin.eval, frozen_weight], False),
+        (UsesGlobalLinear(), [lambda: _GLOBAL_LINEAR.eval(), frozen_global], True),
+    ]:
+        calls = [Call(x), Call(x, expect_fast=True)]
+        for change in changes:
+            calls += [Call(after(change)), Call(x, expect_fast=True)]
+        _, fast = run_differential(fn, calls, module=module)
+        assert not (fast._forward_fn if module else fast)._lc_fastpath_state.unsupported
+    _GLOBAL_LINEAR = torch.nn.Linear(3, 2)
+
+
 def test_external_cache_clear_is_noticed():
     f = lambda a: a * 3
     fast = thunder.jit(f)
