@@ -1189,7 +1189,9 @@ def autograd_facts(out):
     """What grad mode can change about outputs: requires_grad, grad_fn, view-ness and a view's creation mode."""
     get_meta = torch._C._autograd._get_creation_meta
     tensors = [x for x in torch.utils._pytree.tree_leaves(out) if isinstance(x, torch.Tensor)]
-    return [(x.requires_grad, x.grad_fn is None, x._is_view(), str(get_meta(x)) if x._is_view() else None) for x in tensors]
+    return [
+        (x.requires_grad, x.grad_fn is None, x._is_view(), str(get_meta(x)) if x._is_view() else None) for x in tensors
+    ]
 
 
 class RegionSpy:
@@ -1232,7 +1234,7 @@ def test_nvfuser_single_region_hit_calls_the_executor_itself():
     run_both(up, fast, x)
     spy = RegionSpy(fast)
     assert spy.hit.region_call is not None and spy.hit.grad_free_region
-    expected = []  # (computation calls, executor calls in grad mode) after each call
+    expected = []  # for each call so far: whether it went through the computation
     for a, via_computation in [(x, False), (x, False), (contiguous, True), (contiguous, False), (x, True), (x, False)]:
         spy.watch_executor()
         took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
