@@ -187,12 +187,12 @@ class GuardBuilder:
 
     # -- translation of the prologue's bound symbols -----------------------------------------------
     def build(self) -> list[str]:
-        # Names read by anything but unpack_thunder_module, which the guard resolves through a weak reference
-        # instead: the function object is unpacked only when something else reads it.
+        # Names read by anything but a jitted module's unpack_thunder_module, which the guard resolves through a
+        # weak reference instead: the function object is unpacked only when something else reads it.
         self.read_names = {
             p.name
             for b in self.trace.bound_symbols
-            if b.sym.id != PrimIDs.UNPACK_THUNDER_MODULE
+            if b.sym.id != PrimIDs.UNPACK_THUNDER_MODULE or self.thunder_module is None
             for p in b.flat_proxy_args
         }
         for bsym in self.trace.bound_symbols:
@@ -233,9 +233,6 @@ class GuardBuilder:
             # which is the module itself where there is none; its members are then read as the prologue reads them.
             if self.compile_data is None:
                 raise Unsupported("a module's ThunderModule, without the compile data")
-            if args[0].name in self.function_obj_names and args[0].name not in self.read_names:
-                self.globals["__function_obj"] = self.trace.fn
-                self.emit(f"{args[0].name} = __function_obj")
             self.globals["__get_thunder_module"] = functools.partial(thunder_module_in, self.compile_data)
             self.emit(f"{out.name} = __get_thunder_module({args[0].name})")
         elif sid in (PrimIDs.UNPACK_PARAMETER, PrimIDs.UNPACK_BUFFER, PrimIDs.UNPACK_SUBMODULE):

@@ -673,6 +673,21 @@ class Scale:
         return a + self.k
 
 
+def input_4x3():
+    return (t(4, 3),), {}
+
+
+def after(change, make=input_4x3):
+    """A Call's inputs, made after ``change`` (which runs once per system, so it must set a value rather than add
+    to one)."""
+
+    def change_then_make():
+        change()
+        return make()
+
+    return change_then_make
+
+
 def set_k(obj):
     obj.k = 5.0
 
@@ -697,14 +712,11 @@ def test_other_kinds_of_callables(make, mutate, served_fast):
     # Whatever the prologue reads through the function object (attributes, bound self, partial arguments,
     # parameters) decides hits as upstream's prologue does.
     obj, fn = make()  # one object for both systems: run_differential jits the same callable twice
-    x = lambda: ((t(4, 3),), {})
-
-    def mutated_then_x():
-        mutate(obj)  # runs once per system, so each mutation sets a value rather than adding to one
-        return x()
-
-    calls = [Call(x), Call(x, expect_fast=served_fast), Call(mutated_then_x), Call(x, expect_fast=served_fast),
-             Call(x, expect_fast=served_fast)]
+    x = input_4x3
+    calls = [
+        Call(x), Call(x, expect_fast=served_fast),
+        Call(after(lambda: mutate(obj))), Call(x, expect_fast=served_fast), Call(x, expect_fast=served_fast),
+    ]
     _, fast = run_differential(fn, calls)
     assert thunder.cache_hits(fast) >= 3  # calls 1, 3 and 4 at least (2 too where the mutation keeps the key)
     assert bool(fast._lc_fastpath_state.unsupported) != served_fast
@@ -715,15 +727,7 @@ def test_module_forward_jitted_as_a_function():
     # ThunderModule for it): its training flag, replaced parameters and a parameter set to None decide hits and
     # misses as upstream's prologue decides them.
     m = torch.nn.Linear(3, 2)
-    x = lambda: ((t(4, 3),), {})
-
-    def after(change):
-        def make():
-            change()  # runs once per system, and sets a value
-            return x()
-
-        return make
-
+    x = input_4x3
     frozen_weight = lambda: setattr(m, "weight", torch.nn.Parameter(t(2, 3, seed=2), requires_grad=False))
     calls = [
         Call(x), Call(x, expect_fast=True),
@@ -762,14 +766,7 @@ def test_functions_that_use_a_module_from_their_globals_or_closure():
     def uses_closure_linear(a):
         return lin(a) + 1
 
-    x = lambda: ((t(4, 3),), {})
-
-    def after(change):
-        def make():
-            change()  # runs once per system, and sets a value
-            return x()
-
-        return make
+    x = input_4x3
 
     def rebind_global():
         global _GLOBAL_LINEAR
