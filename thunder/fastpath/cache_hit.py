@@ -46,9 +46,9 @@ class CacheHit:
     ``call(args, kwargs)`` returns the jitted callable's result, or ``MISS`` / ``DECLINE`` as the guard decides."""
 
     __slots__ = ("entry", "guard", "computation", "epilogue", "finish", "grad_off", "backward_fn", "region_call",
-                 "grad_free_region", "call", "source")
+                 "grad_free_region", "entry_layout", "call", "source")
 
-    def __init__(self, entry, guard: Guard, runtime: dict):
+    def __init__(self, entry, guard: Guard, runtime: dict, args=(), kwargs=None):
         self.entry = entry
         self.guard = guard
         self.computation = _undecorated(entry.computation_fn)
@@ -66,6 +66,8 @@ class CacheHit:
         # an input (nvFuser then made each output, with no autograd history in either mode; the region tells per
         # layout): the hit then leaves grad mode as it is.
         self.grad_free_region = self.region_call is not None and self.grad_off and guard.no_grad_inputs
+        # The region's prepared layout when it is that of the call the entry's guard was built from (args, kwargs).
+        self.entry_layout = _entry_layout(self.region_call, guard, args, kwargs or {})
         namespace = {
             **runtime,
             "__this": self,
@@ -75,7 +77,9 @@ class CacheHit:
         }
         if self.region_call is not None:
             namespace["__region"] = self.region_call.region
-        self.call, self.source = guard.compile_with("hit", self._on_pass(), namespace)
+            namespace["__entry_layout"] = self.entry_layout
+        noting_layout = self.entry_layout is not None
+        self.call, self.source = guard.compile_with("hit", self._on_pass(), namespace, noting_layout=noting_layout)
 
     def _on_pass(self) -> list[str]:
         lines = [
@@ -112,12 +116,34 @@ class CacheHit:
         outputs = [f"__out[{i}]" for i in self.region_call.returned]
         result = outputs[0] if self.finish == "first" else "(" + "".join(o + ", " for o in outputs) + ")"
         ready = "__prepared[2] and " if self.grad_free_region else ""
+        layout_check = f"__prepared[0].check({tensors})"
+        if self.entry_layout is not None:
+            # The guard found every tensor as in the call the region prepared this layout for: the check would pass.
+            layout_check = f"(__same_layout and __prepared is __entry_layout or {layout_check})"
         return [
             "__prepared = __region.prepared",
-            f"if __prepared is not None and {ready}__prepared[0].check({tensors}):",
+            f"if __prepared is not None and {ready}{layout_check}:",
             f"    __out = __prepared[1](({args}))",
             f"    return {result}",
         ]
+
+
+def _entry_layout(region_call, guard: Guard, args, kwargs):
+    """The region's prepared layout (``FusionRegion.prepared``), when its layout check passes on the region's tensors
+    in the call that the guard was built from and the guard checks each of those tensors; else None.
+
+    While the guard then finds every tensor with that call's sizes and strides (``__same_layout``; all else that
+    TensorGuards compares is pinned as well), the region's check would pass, and the hit skips it. Once the region
+    prepares another layout, ``prepared`` is another tuple and the hit checks the layout again."""
+    if region_call is None or guard.checks_noting_layout is None or not region_call.tensor_positions:
+        return None
+    names = [guard.input_list[i] for i in region_call.tensor_positions]
+    prepared = region_call.region.prepared
+    checked = guard.check(args, kwargs)
+    if any(n not in guard.tensor_names for n in names) or prepared is None or not isinstance(checked, tuple):
+        return None
+    tensors = [checked[0][i] for i in region_call.tensor_positions]
+    return prepared if prepared[0].check(*tensors) else None
 
 
 def _with_grad_off(body: list[str]) -> list[str]:
@@ -243,7 +269,7 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
                 compile_data=cd,
                 data_parallel=bool(getattr(user_fn, "use_ddp", False) or getattr(user_fn, "use_fsdp", False)),
             )
-            return CacheHit(entry, guard, runtime)
+            return CacheHit(entry, guard, runtime, args, kwargs)
         except Unsupported as e:
             state.unsupported.append(str(e))
             return None

@@ -413,32 +413,52 @@ class GuardBuilder:
         plain = " and ".join(f"type({name}) is torch.Tensor and {name}.layout is torch.strided" for name in unchecked)
         return [f"if {plain}:", *(f"    {line}" for line in distinct or ["pass"]), "else:", *(f"    {line}" for line in general)]
 
-    def tensor_check(self, observed: dict) -> list[str]:
+    def tensor_check(self, observed: dict) -> tuple[list[str], list[str]]:
+        """The tensor check, and the same check also noting in ``__same_layout`` whether every tensor has the sizes
+        and strides of the observed call (checked first, by a second TensorGuards that pins them; the prologue
+        itself does not look at strides). The fast path's direct region call uses the second form."""
         if not self.tensors:
-            return []
+            return [], []
         specs = self.tensors
+        tensors = [observed[s.name] for s in specs]
         self.globals["__tensor_guards"] = TensorGuards(
-            *(observed[s.name] for s in specs),
+            *tensors,
             dynamic_dims_sizes=[list(s.shape) for s in specs],
             dynamic_dims_strides=[[None] * len(s.shape) for s in specs],
         )
+        self.globals["__observed_layout"] = TensorGuards(
+            *tensors,
+            dynamic_dims_sizes=[list(t.shape) for t in tensors],
+            dynamic_dims_strides=[list(t.stride()) for t in tensors],
+        )
         self.globals["__tensor_specs"] = [(s.shape, s.device, s.dtype, s.requires_grad) for s in specs]
-        self.globals["__tensor_types"] = [type(observed[s.name]) for s in specs]
+        self.globals["__tensor_types"] = [type(t) for t in tensors]
         self.globals["__check_tensors_slowly"] = check_tensors_slowly
         names = ", ".join(s.name for s in specs)
-        return [
-            f"if not __tensor_guards.check({names}):",
+        slowly = [
             f"    __verdict = __check_tensors_slowly(({names},), __tensor_specs, __tensor_types)",
             "    if __verdict is not True: return __verdict",
         ]
+        plain = [f"if not __tensor_guards.check({names}):", *slowly]
+        noting_layout = [
+            f"__same_layout = __observed_layout.check({names})",
+            f"if not (__same_layout or __tensor_guards.check({names})):",
+            *slowly,
+        ]
+        return plain, noting_layout
 
 
 class Guard:
     """One cache entry's guard: its checks as source lines, compiled alone (``check``, for tests and benchmarks)
     and, by ``compile_with``, in front of the code that a hit runs (the fast path's per-entry function)."""
 
-    def __init__(self, checks, namespace, input_list, pro_to_epi, grad_enabled, no_grad_inputs):
+    def __init__(self, checks, namespace, input_list, pro_to_epi, grad_enabled, no_grad_inputs,
+                 checks_noting_layout=None, tensor_names=()):
         self.checks = checks
+        # The same checks, also setting `__same_layout`: every tensor has the sizes and strides of the call that the
+        # guard was built from (None without tensors); `tensor_names`: the tensors that the guard checks.
+        self.checks_noting_layout = checks_noting_layout
+        self.tensor_names = frozenset(tensor_names)
         self.namespace = namespace
         self.input_list = input_list  # the computation's arguments, each as source
         self.inputs = "".join(x + ", " for x in input_list)  # the same as one argument list ("x, p, ")
@@ -452,10 +472,11 @@ class Guard:
         first use, since only tests and benchmarks call it (a hit runs ``compile_with``'s function)."""
         return self.compile_with("guard", [f"return (({self.inputs}), ({self.pro_to_epi}))"], {})[0]
 
-    def compile_with(self, name: str, on_pass: list[str], namespace: dict):
+    def compile_with(self, name: str, on_pass: list[str], namespace: dict, *, noting_layout: bool = False):
         """A function ``name(args, kwargs)`` that returns ``MISS`` or ``DECLINE`` as the guard does, and otherwise
-        runs the lines ``on_pass`` (which see the guard's locals and, besides its globals, ``namespace``)."""
-        source = _function_source(name, self.checks, on_pass)
+        runs the lines ``on_pass`` (which see the guard's locals and, besides its globals, ``namespace``; with
+        ``noting_layout``, also ``__same_layout``)."""
+        source = _function_source(name, self.checks_noting_layout if noting_layout else self.checks, on_pass)
         return _compile(source, name, {**self.namespace, **namespace}), source
 
 
@@ -476,9 +497,11 @@ def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, compile_da
         raise Unsupported("the entry's own call does not pass its guard")
     # Global state first (cheap, and it decides entries made under autocast before the tensor guard, whose
     # dispatch keys would differ), then tensors, then aliasing (which relies on the tensor guard's types).
-    tail = builder.state_checks() + builder.tensor_check(observed)
+    state = builder.state_checks()
+    tensors, tensors_noting_layout = builder.tensor_check(observed)
+    aliasing = []
     if "alias_tensor_indices" in builder.expected_state:
-        tail += builder.alias_check(builder.expected_state["alias_tensor_indices"], args, kwargs)
+        aliasing = builder.alias_check(builder.expected_state["alias_tensor_indices"], args, kwargs)
     returned = builder.returned
     if not (isinstance(returned, tuple) and len(returned) == 2 and all(isinstance(r, (tuple, list)) for r in returned)):
         raise Unsupported("prologue does not return (computation inputs, prologue-to-epilogue values)")
@@ -487,7 +510,10 @@ def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, compile_da
     # Whether every tensor among the computation's inputs is pinned by the tensor guard as not requiring grad.
     pinned_no_grad = {s.name for s in builder.tensors if not s.requires_grad}
     no_grad_inputs = all(not isinstance(x, TensorProxy) or x.name in pinned_no_grad for x in returned[0])
-    return Guard(body + tail, builder.globals, input_list, pro_to_epi, builder.grad_enabled, no_grad_inputs)
+    checks = body + state + tensors + aliasing
+    noting_layout = body + state + tensors_noting_layout + aliasing if tensors_noting_layout else None
+    return Guard(checks, builder.globals, input_list, pro_to_epi, builder.grad_enabled, no_grad_inputs,
+                 noting_layout, (s.name for s in builder.tensors))
 
 
 def _function_source(name: str, body: list[str], final: list[str]) -> str:

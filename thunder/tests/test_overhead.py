@@ -1263,7 +1263,8 @@ def hit(args, kwargs):
             if __is_any_autocast_enabled(): return __DECLINE
             if __get_default_dtype() is not torch.float32: return __MISS
         if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None) and __get_default_device() != __c0: return __MISS
-        if not __tensor_guards.check(x):
+        __same_layout = __observed_layout.check(x)
+        if not (__same_layout or __tensor_guards.check(x)):
             __verdict = __check_tensors_slowly((x,), __tensor_specs, __tensor_types)
             if __verdict is not True: return __verdict
     except Exception:
@@ -1272,7 +1273,7 @@ def hit(args, kwargs):
     __cs.cache_hits += 1
     if __state.published is not __this: __publish(__this)
     __prepared = __region.prepared
-    if __prepared is not None and __prepared[2] and __prepared[0].check(x):
+    if __prepared is not None and __prepared[2] and (__same_layout and __prepared is __entry_layout or __prepared[0].check(x)):
         __out = __prepared[1]((x, ))
         return (__out[0], __out[1], )
     __set_grad_enabled(False)
@@ -1281,6 +1282,46 @@ def hit(args, kwargs):
     finally:
         __set_grad_enabled(True)
 """)
+
+
+class CountingLayoutCheck:
+    """Stands in for a region's layout check (a TensorGuards) and counts its calls."""
+
+    def __init__(self, layout):
+        self.layout, self.calls = layout, 0
+
+    def check(self, *tensors):
+        self.calls += 1
+        return self.layout.check(*tensors)
+
+
+@requires_nvfuser
+def test_nvfuser_hit_skips_the_region_layout_check_only_on_the_entry_layout():
+    # The guard checks strides too (`__same_layout`): while they are those of the call that made the entry and the
+    # region still holds the layout it prepared for that call, the hit skips the region's check. Another layout is
+    # checked by the region (and prepared through the computation); back on the first one, the region holds a newly
+    # prepared layout, which it checks. Outputs, hits and misses as upstream's throughout.
+    x = torch.testing.make_tensor((319999,), dtype=torch.int64, device="cuda", low=3, high=9).as_strided((400, 400), (800, 2))
+    contiguous = x.contiguous()
+    up, fast = nvfuser_pair(Issue1657())
+    run_both(up, fast, x)
+    hit = newest_hit(fast)
+    region = hit.region_call.region
+    assert hit.entry_layout is region.prepared is not None
+    # Count the checks of the entry's layout (the hit's and the region's own): the same tuple in the region and the hit.
+    counting = CountingLayoutCheck(region.prepared[0])
+    region.prepared = hit.call.__globals__["__entry_layout"] = (counting, *region.prepared[1:])
+    spy = RegionSpy(fast)
+    # (input, checks of the entry's layout so far, computation calls so far): the new layout's first call is checked
+    # twice, by the hit and by the region's own call from the computation.
+    steps = [(x, 0, 0), (x, 0, 0), (contiguous, 2, 1), (contiguous, 2, 1), (x, 2, 2), (x, 2, 2)]
+    for a, checks, via_computation in steps:
+        took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+        out = run_both(up, fast, a)
+        torch.testing.assert_close(out[0], torch.sin(a))
+        assert took_fast_path(fast)
+        assert (counting.calls, spy.computation_calls) == (checks, via_computation)
+    assert region.prepared is not hit.entry_layout  # prepared again for x: the region's own check decides
 
 
 @requires_nvfuser
