@@ -9,7 +9,9 @@ Each cache entry gets one generated function (``CacheHit.call``): its guard (see
 a hit needs and nothing else: the counters, the computation (undecorated; grad mode switched off around it only
 when it is on), the autograd connection when the entry has a backward, the epilogue unless it only passes
 outputs through. A computation that is one nvFuser region call is not called: the hit calls the region's
-executor itself, in grad mode as it is where that cannot change the outputs (``nvfuser.single_region_call``).
+executor itself, in grad mode as it is where that cannot change the outputs (``nvfuser.single_region_call``), and
+without the region's layout check while the guard finds the sizes and strides of the call that the region's
+current layout was prepared for (``_entry_layout``).
 The fast callable tries these functions in upstream's order, newest entry first. Anything else
 (a miss, an entry that has no guard, a guard that declines) goes through upstream's own callable unchanged,
 after which the entry that it used gets its function. A call made while Thunder traces another callable goes to

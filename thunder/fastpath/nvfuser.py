@@ -18,7 +18,8 @@ wrapped so that it decides per callable being compiled):
   Where a computation is nothing but one region call, the cache hit's function does the same without the
   computation's and the region's frames (``single_region_call``), and where no input requires grad and the
   layout's outputs were neither views nor inputs, without switching grad mode off: nvFuser made those outputs
-  itself, so grad mode changes nothing about them.
+  itself, so grad mode changes nothing about them. While the guard finds the sizes and strides of the call that the
+  region's layout was prepared for, the hit also skips the layout check (the guard's own check then implies it).
 * Regions that a DTensor can reach (decided from the region's proxies at fusion time), and all regions while
   Thunder's profiling annotations are enabled or fake inputs are saved, keep upstream's wrapper.
 
