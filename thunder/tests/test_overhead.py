@@ -1310,7 +1310,7 @@ def test_nvfuser_hit_skips_the_region_layout_check_only_on_the_entry_layout():
     assert hit.entry_layout is region.prepared is not None
     # Count the checks of the entry's layout (the hit's and the region's own): the same tuple in the region and the hit.
     counting = CountingLayoutCheck(region.prepared[0])
-    region.prepared = hit.call.__globals__["__entry_layout"] = (counting, *region.prepared[1:])
+    spied = region.prepared = hit.call.__globals__["__entry_layout"] = (counting, *region.prepared[1:])
     spy = RegionSpy(fast)
     # (input, checks of the entry's layout so far, computation calls so far): the new layout's first call is checked
     # twice, by the hit and by the region's own call from the computation.
@@ -1321,7 +1321,7 @@ def test_nvfuser_hit_skips_the_region_layout_check_only_on_the_entry_layout():
         torch.testing.assert_close(out[0], torch.sin(a))
         assert took_fast_path(fast)
         assert (counting.calls, spy.computation_calls) == (checks, via_computation)
-    assert region.prepared is not hit.entry_layout  # prepared again for x: the region's own check decides
+    assert region.prepared is not spied  # prepared again for x: the region's own check decides
 
 
 @requires_nvfuser
