@@ -135,8 +135,9 @@ def _entry_layout(region_call, guard: Guard, args, kwargs):
     in the call that the guard was built from and the guard checks each of those tensors; else None.
 
     While the guard then finds every tensor with that call's sizes and strides (``__same_layout``; all else that
-    TensorGuards compares is pinned as well), the region's check would pass, and the hit skips it. Once the region
-    prepares another layout, ``prepared`` is another tuple and the hit checks the layout again."""
+    TensorGuards compares is pinned as well), the region's check would pass, and the hit skips it. While the region
+    holds another layout, ``prepared`` is another tuple and the hit lets the region's check decide; the region takes
+    up the same tuple again when the layout comes back (``FusionRegion.first_prepared``) if it was its first."""
     if region_call is None or guard.checks_noting_layout is None or not region_call.tensor_positions:
         return None
     names = [guard.input_list[i] for i in region_call.tensor_positions]

@@ -12,8 +12,9 @@ wrapped so that it decides per callable being compiled):
   type (``torch.Tensor`` or ``nn.Parameter``), shape and strides as last time, checked in one C++ call (dynamo's
   ``TensorGuards``): Thunder's cache does not key on strides, so these can change between calls
   (Lightning-AI/lightning-thunder#1840 review).
-  Any other layout goes through upstream's descriptor cache (``get_fd(to_descriptors(args))``), which builds or
-  finds the right definition; anything that is not a plain tensor goes through upstream's wrapper unchanged.
+  Any other layout is first compared with the region's first one (kept, with its definition: coming back to it
+  costs one check), then goes through upstream's descriptor cache (``get_fd(to_descriptors(args))``), which builds
+  or finds the right definition; anything that is not a plain tensor goes through upstream's wrapper unchanged.
 * It calls the definition's ``FusionExecutorCache.execute`` directly, with the device and options resolved once.
   Where a computation is nothing but one region call, the cache hit's function does the same without the
   computation's and the region's frames (``single_region_call``), and where no input requires grad and the
@@ -55,8 +56,8 @@ class _AnyLayout:
 class FusionRegion:
     """A drop-in for ``FusionDefinitionWrapper``, around the upstream wrapper that it holds."""
 
-    __slots__ = ("upstream", "name", "tensor_indices", "pick_tensors", "prepared", "last_used", "last_inputs",
-                 "store_inputs")
+    __slots__ = ("upstream", "name", "tensor_indices", "pick_tensors", "prepared", "first_prepared", "last_used",
+                 "last_inputs", "store_inputs")
 
     def __init__(self, upstream, tensor_indices: tuple[int, ...], n_inputs: int):
         self.upstream = upstream
@@ -72,11 +73,14 @@ class FusionRegion:
             self.pick_tensors = lambda args: (args[index],)
         else:
             self.pick_tensors = operator.itemgetter(*tensor_indices)  # a tuple for two indices or more
-        # (layout check, execute, outputs_are_new) for the last layout, or None. The check passes while every tensor
-        # input has the exact type, shape, stride, dtype, device and dispatch keys that `execute` was prepared for
-        # (dynamo's TensorGuards: one C++ call for all of them); outputs_are_new: that layout's outputs were neither
-        # views nor inputs (see `single_region_call`). One tuple, so that a reader sees the three of one layout.
+        # (layout check, execute, outputs_are_new, definition) for the last layout, or None. The check passes while
+        # every tensor input has the exact type, shape, stride, dtype, device and dispatch keys that `execute` was
+        # prepared for (dynamo's TensorGuards: one C++ call for all of them); outputs_are_new: that layout's outputs
+        # were neither views nor inputs (see `single_region_call`). One tuple, so that a reader sees one layout's.
         self.prepared = None
+        # The first layout's tuple, tried again first whenever the layout changes: coming back to it costs one check,
+        # and it stays the same object, which the cache hit that knows it relies on (cache_hit.py, _entry_layout).
+        self.first_prepared = None
         self.last_used = None
         self.last_inputs = None
         self.store_inputs = upstream.store_inputs
@@ -99,7 +103,8 @@ class FusionRegion:
         return None if self.prepared is None else self.prepared[0]
 
     def prepare_and_call(self, args):
-        """A layout not seen last time: upstream's descriptor cache, then remember the layout for the next call."""
+        """A layout not seen last time: the first layout again, or upstream's descriptor cache; then remember the
+        layout for the next call."""
         tensors = [args[i] for i in self.tensor_indices]
         if any(type(t) not in _PLAIN_TENSOR_TYPES for t in tensors):
             # Subclasses (DTensor, AsyncCollectiveTensor, ...) keep upstream's handling.
@@ -108,6 +113,14 @@ class FusionRegion:
             self.last_used, self.last_inputs = self.upstream.last_used, self.upstream.last_inputs
             return out
         up = self.upstream
+        first = self.first_prepared
+        if first is not None and first[0].check(*tensors):
+            # Back to the first layout: its definition, as the descriptor cache would give it again.
+            self.prepared = first
+            self.last_used = up.last_used = first[3]
+            if self.store_inputs:
+                self.last_inputs = up.last_inputs = args
+            return first[1](args)
         if up.use_cache or self.last_used is None:
             self.last_used = up.get_fd(up.to_descriptors(args))
         fd = self.last_used
@@ -143,7 +156,9 @@ class FusionRegion:
             )
         # nv_skip_cache serves every layout with one definition, whose outputs may differ by layout: not "new".
         new_outputs = layout is not _AnyLayout and _outputs_are_new(out, args)
-        self.prepared = None if layout is None else (layout, execute, new_outputs)
+        self.prepared = None if layout is None else (layout, execute, new_outputs, fd)
+        if self.first_prepared is None:
+            self.first_prepared = self.prepared
         return out
 
 

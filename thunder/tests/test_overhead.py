@@ -1058,19 +1058,20 @@ def test_fusion_region_picks_the_definition_by_layout_without_a_gpu():
     ]:
         up = FakeWrapper()
         region = FusionRegion(up, tensor_indices, len(make_args(strided)))
-        previous = None
-        for a in [strided, strided, contiguous, contiguous, strided, param.detach()[:, :3]]:
+        first = previous = None
+        for a in [strided, strided, contiguous, contiguous, strided, contiguous, param.detach()[:, :3]]:
             args = make_args(a)
             layout = [(type(args[i]), args[i].stride()) for i in tensor_indices]
             up.log.clear()
             out = region(*args)
-            want = up.built[up.to_descriptors(args)].key  # the definition made for these inputs
-            assert out == want
-            if layout == previous:  # unchanged layout: the executor directly, no descriptors
-                assert up.log[:1] == [("fec", want)]
-            else:  # a new layout: the descriptor cache, then the definition's execute
-                assert up.log[:2] == [("descriptors",), ("fd", want)]
-            previous = layout
+            want = up.built[up.to_descriptors(args)]  # the definition made for these inputs
+            assert out == want.key and region.last_used is want and up.last_used is want
+            if layout == previous or layout == first:
+                # Unchanged layout, or back to the first one: the executor directly, no descriptors
+                assert up.log[:1] == [("fec", want.key)]
+            else:  # another layout: the descriptor cache, then the definition's execute
+                assert up.log[:2] == [("descriptors",), ("fd", want.key)]
+            first, previous = first or layout, layout
     # One tensor in two places: correct on every call, through the descriptors as upstream.
     up = FakeWrapper()
     region = FusionRegion(up, (0, 1), 2)
@@ -1210,14 +1211,14 @@ class RegionSpy:
         # The region replaces `prepared` on every new layout: wrap the current executor before each call.
         region = self.hit.region_call.region
         if region.prepared is not None and not getattr(region.prepared[1], "spied", False):
-            layout, execute, new_outputs = region.prepared
+            layout, execute, *rest = region.prepared
 
             def recording(args):
                 self.grad_modes.append(torch.is_grad_enabled())
                 return execute(args)
 
             recording.spied = True
-            region.prepared = (layout, recording, new_outputs)
+            region.prepared = (layout, recording, *rest)
 
 
 @requires_nvfuser
@@ -1299,8 +1300,8 @@ class CountingLayoutCheck:
 def test_nvfuser_hit_skips_the_region_layout_check_only_on_the_entry_layout():
     # The guard checks strides too (`__same_layout`): while they are those of the call that made the entry and the
     # region still holds the layout it prepared for that call, the hit skips the region's check. Another layout is
-    # checked by the region (and prepared through the computation); back on the first one, the region holds a newly
-    # prepared layout, which it checks. Outputs, hits and misses as upstream's throughout.
+    # checked by the region (and prepared through the computation); back on the first one, the region takes up its
+    # first layout again (the same tuple), and the hit skips the check again. Outputs, hits and misses as upstream's.
     x = torch.testing.make_tensor((319999,), dtype=torch.int64, device="cuda", low=3, high=9).as_strided((400, 400), (800, 2))
     contiguous = x.contiguous()
     up, fast = nvfuser_pair(Issue1657())
@@ -1308,20 +1309,23 @@ def test_nvfuser_hit_skips_the_region_layout_check_only_on_the_entry_layout():
     hit = newest_hit(fast)
     region = hit.region_call.region
     assert hit.entry_layout is region.prepared is not None
-    # Count the checks of the entry's layout (the hit's and the region's own): the same tuple in the region and the hit.
+    assert region.first_prepared is region.prepared
+    # Count the checks of the entry's layout (the hit's and the region's): the same tuple in the region and the hit.
     counting = CountingLayoutCheck(region.prepared[0])
-    spied = region.prepared = hit.call.__globals__["__entry_layout"] = (counting, *region.prepared[1:])
+    spied = (counting, *region.prepared[1:])
+    region.prepared = region.first_prepared = hit.call.__globals__["__entry_layout"] = spied
     spy = RegionSpy(fast)
     # (input, checks of the entry's layout so far, computation calls so far): the new layout's first call is checked
-    # twice, by the hit and by the region's own call from the computation.
-    steps = [(x, 0, 0), (x, 0, 0), (contiguous, 2, 1), (contiguous, 2, 1), (x, 2, 2), (x, 2, 2)]
+    # three times (by the hit, by the region's call and by its preparation, which tries the first layout first); back
+    # on x, once more, by the region's preparation, which takes up the first layout again.
+    steps = [(x, 0, 0), (x, 0, 0), (contiguous, 3, 1), (contiguous, 3, 1), (x, 4, 2), (x, 4, 2)]
     for a, checks, via_computation in steps:
         took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
         out = run_both(up, fast, a)
         torch.testing.assert_close(out[0], torch.sin(a))
         assert took_fast_path(fast)
         assert (counting.calls, spy.computation_calls) == (checks, via_computation)
-    assert region.prepared is not spied  # prepared again for x: the region's own check decides
+    assert region.prepared is spied  # the first layout again: the hit knows it
 
 
 @requires_nvfuser
