@@ -1165,11 +1165,16 @@ class Issue1657(torch.nn.Module):
         return (y, y.sum() > 0)
 
 
+def issue1657_input(device="cuda"):
+    """The input of Lightning-AI/lightning-thunder#1657: a 400×400 int64 view with strides (800, 2)."""
+    return torch.testing.make_tensor((319999,), dtype=torch.int64, device=device, low=3, high=9).as_strided((400, 400), (800, 2))
+
+
 @requires_nvfuser
 def test_nvfuser_issue1657_graph_and_region_type():
     from thunder.fastpath.nvfuser import FusionRegion
 
-    x = torch.testing.make_tensor((319999,), dtype=torch.int64, device="cuda", low=3, high=9).as_strided((400, 400), (800, 2))
+    x = issue1657_input()
     up, fast = nvfuser_pair(Issue1657())
     for _ in range(3):
         out = run_both(up, fast, x)
@@ -1226,7 +1231,7 @@ def test_nvfuser_single_region_hit_calls_the_executor_itself():
     # The #1657 graph under grad mode, its input not requiring grad: a hit calls the region's executor from the hit
     # function, in grad mode as it is; a new layout goes through the computation (switch, then the region's own
     # preparation), after which hits call the executor again. Outputs and their autograd facts as upstream's.
-    x = torch.testing.make_tensor((319999,), dtype=torch.int64, device="cuda", low=3, high=9).as_strided((400, 400), (800, 2))
+    x = issue1657_input()
     contiguous = x.contiguous()
     up, fast = nvfuser_pair(Issue1657())
     run_both(up, fast, x)
@@ -1302,7 +1307,7 @@ def test_nvfuser_hit_skips_the_region_layout_check_only_on_the_entry_layout():
     # region still holds the layout it prepared for that call, the hit skips the region's check. Another layout is
     # checked by the region (and prepared through the computation); back on the first one, the region takes up its
     # first layout again (the same tuple), and the hit skips the check again. Outputs, hits and misses as upstream's.
-    x = torch.testing.make_tensor((319999,), dtype=torch.int64, device="cuda", low=3, high=9).as_strided((400, 400), (800, 2))
+    x = issue1657_input()
     contiguous = x.contiguous()
     up, fast = nvfuser_pair(Issue1657())
     run_both(up, fast, x)
@@ -1506,7 +1511,7 @@ def calls_into(modules, fn, *args):
 
 @requires_nvfuser
 def test_nvfuser_cache_hit_makes_no_cuda_or_distributed_python_calls():
-    x = torch.testing.make_tensor((319999,), dtype=torch.int64, device="cuda", low=3, high=9).as_strided((400, 400), (800, 2))
+    x = issue1657_input()
     up, fast = nvfuser_pair(Issue1657())
     for _ in range(2):
         up(x), fast(x)
