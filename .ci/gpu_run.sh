@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # GPU measurements and tests, for the `device` tool of this workplace (see CONTRIBUTING.md). Expects the
 # device kit: run as `source .device/setup.sh && bash .ci/gpu_run.sh PHASE` with carry [".device"], PHASE being
-# `measure` (CUDA tests and the benchmark), `breakdown` (hit_breakdown.py on CUDA and on the host CPU) or `shipped`
-# (lightning-thunder's test_nvfuser, or $SHIPPED, on/off); writes to $OUT.
+# `measure` (CUDA tests and the benchmark), `breakdown` (hit_breakdown.py on CUDA and on the host CPU), `shipped`
+# (lightning-thunder's test_nvfuser, or $SHIPPED, on/off) or `distributed` (lightning-thunder's distributed tests,
+# $SHIPPED, on/off: needs two GPUs, the kind nvidia-h200-x2); writes to $OUT.
 set -uo pipefail
 OUT=${OUT:-/tmp/gpu_out}; mkdir -p "$OUT"
 site=$(python3 -c "import thunder, os; print(os.path.dirname(thunder.__file__))")
@@ -19,6 +20,26 @@ python3 thunder/benchmarks/hit_breakdown.py --device cuda --number 5000 --repeat
 python3 thunder/benchmarks/hit_breakdown.py --device cpu --number 5000 --repeats 9 --cases two_8x8,params_1 2>&1 | grep -v -i warn | tee "$OUT/breakdown_cpu.log"
 # The guard's growth with the number of tensor inputs and parameters (its "guard" rows).
 python3 thunder/benchmarks/hit_breakdown.py --device cuda --number 1000 --repeats 7 --cases inputs_16,inputs_64,params_32,params_128 2>&1 | grep -v -i warn | tee "$OUT/breakdown_scaling.log"
+elif [ "$1" = distributed ]; then
+# Workers are spawned processes, which pytest's -p thunder.fastpath does not reach: .ci/fastpath_site's
+# sitecustomize imports the fast path in every process and reports (FASTPATH_REPORT) what each fast callable served.
+shipped=${SHIPPED:-thunder.tests.distributed.test_ddp}
+echo "== lightning-thunder's $shipped ${SHIPPED_K:+(-k $SHIPPED_K)}, fast path on and off, $(nvidia-smi -L | wc -l) GPUs"
+rm -f "$OUT/fastpath_report.jsonl"
+PYTHONPATH="$PWD/.ci/fastpath_site:$PYTHONPATH" FASTPATH_REPORT="$OUT/fastpath_report.jsonl" SHIPPED_LOGS="$OUT/${LOG:-distributed}" \
+  PY=$(command -v python3) timeout "${SHIPPED_TIMEOUT:-540}" bash .ci/compare_shipped_suites $shipped ${SHIPPED_K:+-k "$SHIPPED_K"} 2>&1 | tee "$OUT/${LOG:-distributed}.log"
+python3 - "$OUT/fastpath_report.jsonl" <<'PY'
+import collections, json, sys
+try:
+    rows = [json.loads(line) for line in open(sys.argv[1])]
+except FileNotFoundError:
+    rows = []
+ranks = collections.Counter(r["rank"] for r in rows)
+print(f"fast callables reported: {len(rows)} (by RANK: {dict(ranks)}); calls {sum(r['calls'] for r in rows)},"
+      f" hits {sum(r['hits'] for r in rows)}, misses {sum(r['misses'] for r in rows)},"
+      f" guarded entries {sum(r['guarded_entries'] for r in rows)}")
+print("reasons entries kept upstream's path:", collections.Counter(u for r in rows for u in r["unsupported"]).most_common(8))
+PY
 elif [ "$1" = breakdown ]; then
 python3 thunder/benchmarks/hit_breakdown.py --device cuda --number 5000 --repeats 9 --cases issue1657,rmsnorm_1x2880 2>&1 | grep -v -i warn | tee "$OUT/breakdown_cuda.log"
 python3 thunder/benchmarks/hit_breakdown.py --device cpu --number 5000 --repeats 9 --cases two_8x8,params_1,inputs_16,inputs_64,params_32,params_128 2>&1 | grep -v -i warn | tee "$OUT/breakdown_cpu.log"
