@@ -142,8 +142,10 @@ def _entry_layout(region_call, guard: Guard, args, kwargs):
         return None
     names = [guard.input_list[i] for i in region_call.tensor_positions]
     prepared = region_call.region.prepared
-    checked = guard.check(args, kwargs)
-    if any(n not in guard.tensor_names for n in names) or prepared is None or not isinstance(checked, tuple):
+    if prepared is None or any(n not in guard.tensor_names for n in names):
+        return None
+    checked = guard.check(args, kwargs)  # compiles the guard alone: only where the answer can still be yes
+    if not isinstance(checked, tuple):
         return None
     tensors = [checked[0][i] for i in region_call.tensor_positions]
     return prepared if prepared[0].check(*tensors) else None
