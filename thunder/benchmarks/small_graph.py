@@ -128,6 +128,8 @@ def computation_only(fast):
         comp, grad_off = hit.computation, hit.grad_off
         if hit.grad_free_region and hit.region_call.region.prepared[2]:
             grad_off = False  # the hit calls this region in grad mode as it is (cache_hit.py)
+        if hit.grad_free_on_layout:
+            grad_off = False  # so does the hit on the guard's layout: the case's arguments, whose first call built it
         set_grad = torch._C._set_grad_enabled
 
         def call(*_):

@@ -11,7 +11,9 @@ when it is on), the autograd connection when the entry has a backward, the epilo
 outputs through. A computation that is one nvFuser region call is not called: the hit calls the region's
 executor itself, in grad mode as it is where that cannot change the outputs (``nvfuser.single_region_call``), and
 without the region's layout check while the guard finds the sizes and strides of the call that the region's
-current layout was prepared for (``_entry_layout``).
+current layout was prepared for (``_entry_layout``). Any other computation made for grad mode on, with no input
+requiring grad, also runs in grad mode as it is while the guard finds the sizes and strides of the call that the
+entry was guarded after, if that call's outputs were all new tensors (``_grad_free_on_layout``).
 The fast callable tries these functions in upstream's order, newest entry first. Anything else
 (a miss, an entry that has no guard, a guard that declines) goes through upstream's own callable unchanged,
 after which the entry that it used gets its function. A call made while Thunder traces another callable goes to
@@ -27,15 +29,20 @@ import functools
 import weakref
 
 import torch
+from torch.utils._pytree import tree_leaves
 
 from thunder.core.options import CACHE_OPTIONS
-from thunder.core.prims import PrimIDs
+from thunder.core.prims import OpTags, PrimIDs
 from thunder.core.trace import _tracectx
 from thunder.executors.torch_autograd import connect_to_autograd
 from thunder.fastpath.guard import DECLINE, MISS, Guard, Unsupported, build_guard
-from thunder.fastpath.nvfuser import single_region_call
+from thunder.fastpath.nvfuser import outputs_are_new, single_region_call
 
 _FAST_CACHE_OPTIONS = (CACHE_OPTIONS.CONSTANT_VALUES, CACHE_OPTIONS.SYMBOLIC_VALUES)
+# Executors whose calls grad mode does not change when no input requires grad (None: the trace's own Python lines).
+# Others keep the switch, unexamined: custom executors may read grad mode (autograd.Function-based ones do), CUDA
+# graphs replay what was captured, torch.compile keeps guards on global state.
+_GRAD_NEUTRAL_EXECUTORS = (None, "torch", "python", "nvfuser")
 _set_grad_enabled = torch._C._set_grad_enabled
 # get_trace(None): the trace being built, None outside tracing; thunder.core.trace.is_tracing() asks the same
 # through two Python frames.
@@ -48,9 +55,9 @@ class CacheHit:
     ``call(args, kwargs)`` returns the jitted callable's result, or ``MISS`` / ``DECLINE`` as the guard decides."""
 
     __slots__ = ("entry", "guard", "computation", "epilogue", "finish", "grad_off", "backward_fn", "region_call",
-                 "grad_free_region", "entry_layout", "call", "source")
+                 "grad_free_region", "grad_free_on_layout", "entry_layout", "call", "source")
 
-    def __init__(self, entry, guard: Guard, runtime: dict, args=(), kwargs=None):
+    def __init__(self, entry, guard: Guard, runtime: dict, args=(), kwargs=None, outputs=None, constant_values=False):
         self.entry = entry
         self.guard = guard
         self.computation = _undecorated(entry.computation_fn)
@@ -68,6 +75,11 @@ class CacheHit:
         # an input (nvFuser then made each output, with no autograd history in either mode; the region tells per
         # layout): the hit then leaves grad mode as it is.
         self.grad_free_region = self.region_call is not None and self.grad_off and guard.no_grad_inputs
+        # Any other computation: grad mode as it is on the layout of the call the guard was built from, where that
+        # call (args, kwargs) made `outputs` all new.
+        self.grad_free_on_layout = self.region_call is None and _grad_free_on_layout(
+            self, entry, args, kwargs, outputs, constant_values
+        )
         # The region's prepared layout when it is that of the call the entry's guard was built from (args, kwargs).
         self.entry_layout = _entry_layout(self.region_call, guard, args, kwargs or {})
         namespace = {
@@ -80,7 +92,7 @@ class CacheHit:
         if self.region_call is not None:
             namespace["__region"] = self.region_call.region
             namespace["__entry_layout"] = self.entry_layout
-        noting_layout = self.entry_layout is not None
+        noting_layout = self.entry_layout is not None or self.grad_free_on_layout
         self.call, self.source = guard.compile_with("hit", self._on_pass(), namespace, noting_layout=noting_layout)
 
     def _on_pass(self) -> list[str]:
@@ -105,6 +117,9 @@ class CacheHit:
             # The region's executor in grad mode as it is; the computation (another layout, or outputs that are
             # views) with the switch.
             return lines + region + _with_grad_off(call)
+        if self.grad_free_on_layout:
+            # The guard's layout: the outputs are new, whatever grad mode; any other layout with the switch.
+            return lines + ["if __same_layout:", *(f"    {line}" for line in call)] + _with_grad_off(call)
         return lines + _with_grad_off(region + call)
 
     def _region_lines(self) -> list[str]:
@@ -149,6 +164,34 @@ def _entry_layout(region_call, guard: Guard, args, kwargs):
         return None
     tensors = [checked[0][i] for i in region_call.tensor_positions]
     return prepared if prepared[0].check(*tensors) else None
+
+
+def _grad_free_on_layout(hit, entry, args, kwargs, outputs, constant_values) -> bool:
+    """Whether grad mode cannot change what the entry's computation returns while its tensor inputs have the sizes and
+    strides of the call (args, kwargs) that gave ``outputs``: the entry was made for grad mode on (upstream switches it
+    off around the computation), no input requires grad (the guard pins it), and that call's outputs were all new
+    tensors, neither views nor inputs. Such outputs carry no autograd history in either mode; a view would record
+    the mode it was made in (its creation meta). Which outputs are views follows from the ops, their non-tensor
+    arguments (pinned by value only under "constant values") and the tensors' sizes and strides (a reshape views or
+    copies by strides): the hit function skips the switch only where the guard finds that call's sizes and strides."""
+    trace = entry.computation_traces[-1]
+    return (
+        constant_values
+        and outputs is not None
+        and hit.grad_off
+        and hit.guard.no_grad_inputs
+        and hit.backward_fn is None
+        and hit.finish is not None  # the result is the computation's outputs, with nothing made after them
+        and hit.guard.checks_noting_layout is not None
+        and all(_executor_name(b) in _GRAD_NEUTRAL_EXECUTORS for b in trace.bound_symbols)
+        # grad mode switches inside the function: Thunder applies them at trace time; decline any left in the trace
+        and not any(OpTags.CTX_MANAGER_ENTER_EXIT_OP in (b.sym.tags or ()) for b in trace.bound_symbols)
+        and outputs_are_new(tree_leaves(outputs), tree_leaves((args, kwargs)))
+    )
+
+
+def _executor_name(bsym):
+    return getattr(getattr(bsym.sym, "executor", None), "name", None)
 
 
 def _with_grad_off(body: list[str]) -> list[str]:
@@ -245,14 +288,14 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
     def upstream_call(args, kwargs):
         state.published = None
         result = upstream_fn(*args, **kwargs)
-        _guard_used_entry(args, kwargs)
+        _guard_used_entry(args, kwargs, result)
         return result
 
-    def _guard_used_entry(args, kwargs):
+    def _guard_used_entry(args, kwargs, result):
         cache = cs.interpreter_cache
         used = next((e for e in cache if e.prologue_traces is cs.last_prologue_traces), None)
         if used is not None and state.by_entry.get(id(used), (None,))[0] is not used:
-            state.by_entry[id(used)] = (used, _make_hit(used, args, kwargs))
+            state.by_entry[id(used)] = (used, _make_hit(used, args, kwargs, result))
         hits = []
         for entry in reversed(cache):
             known, hit = state.by_entry.get(id(entry), (None, None))
@@ -264,7 +307,7 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
         live = {id(e) for e in cache}  # forget entries that left the cache
         state.by_entry = {k: v for k, v in state.by_entry.items() if k in live}
 
-    def _make_hit(entry, args, kwargs):
+    def _make_hit(entry, args, kwargs, result):
         try:
             guard = build_guard(
                 entry.prologue_traces[-1],
@@ -274,7 +317,8 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
                 compile_data=cd,
                 data_parallel=bool(getattr(user_fn, "use_ddp", False) or getattr(user_fn, "use_fsdp", False)),
             )
-            return CacheHit(entry, guard, runtime, args, kwargs)
+            constant_values = cd.cache_option is CACHE_OPTIONS.CONSTANT_VALUES
+            return CacheHit(entry, guard, runtime, args, kwargs, outputs=result, constant_values=constant_values)
         except Unsupported as e:
             state.unsupported.append(str(e))
             return None

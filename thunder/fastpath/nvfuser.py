@@ -155,14 +155,14 @@ class FusionRegion:
                 dynamic_dims_strides=[list(t.stride()) for t in tensors],
             )
         # nv_skip_cache serves every layout with one definition, whose outputs may differ by layout: not "new".
-        new_outputs = layout is not _AnyLayout and _outputs_are_new(out, args)
+        new_outputs = layout is not _AnyLayout and outputs_are_new(out, args)
         self.prepared = None if layout is None else (layout, execute, new_outputs, fd)
         if self.first_prepared is None:
             self.first_prepared = self.prepared
         return out
 
 
-def _outputs_are_new(outputs, inputs) -> bool:
+def outputs_are_new(outputs, inputs) -> bool:
     """Whether no output is a view or one of the inputs: then nvFuser made every output itself, and grad mode does
     not change them (a view records the grad mode it was made in, which decides later in-place updates)."""
     return not any(

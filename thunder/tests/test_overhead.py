@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import functools
 import gc
+import itertools
 import os
 import pathlib
 import subprocess
@@ -85,6 +86,7 @@ def run_differential(fn, calls, *, module=False, **jit_options):
             assert res_up is res_fast, f"call {i}: {res_up} vs {res_fast}"
         else:
             assert_bitwise(res_up, res_fast)
+            assert autograd_facts(res_up) == autograd_facts(res_fast), f"call {i}: views or autograd history differ"
             assert_bitwise(args_up, args_fast)  # in-place updates of inputs
         assert hits_misses(up) == hits_misses(fast), f"call {i}: {hits_misses(up)} vs {hits_misses(fast)}"
         assert thunder.compile_stats(up).calls == thunder.compile_stats(fast).calls
@@ -860,11 +862,11 @@ def test_grad_mode_set_inside_the_function_like_upstream():
             b = a * 2
         return b + a
 
-    for fn in (switches_off, no_grad_block):
+    for fn, requires_grad in itertools.product((switches_off, no_grad_block), (True, False)):
         observed = {}
         for fastpath in (False, True):
             jitted = thunder.jit(fn, fastpath=fastpath)
-            a = t(3, requires_grad=True)
+            a = t(3, requires_grad=requires_grad)
             rows = []
             try:
                 for _ in range(3):
@@ -874,8 +876,113 @@ def test_grad_mode_set_inside_the_function_like_upstream():
             finally:
                 torch.set_grad_enabled(True)
             observed[fastpath] = rows
-        assert observed[True] == observed[False], fn.__name__
-    assert observed[True][-1][2] == (2, 1)
+        assert observed[True] == observed[False], (fn.__name__, requires_grad)
+        assert observed[True][-1][2] == (2, 1)
+
+
+def test_hit_leaves_grad_mode_as_it_is_only_on_the_guards_layout():
+    # Grad mode on, no input requiring grad, and new outputs (no views, no inputs) in the call that the entry was
+    # guarded after: on that call's sizes and strides the hit calls the computation in grad mode as it is; on any
+    # other layout it switches grad mode off around it, as upstream (outputs may be views there: the next test).
+    f = lambda a, b: a * b + a
+    up, fast = thunder.jit(f, fastpath=False), thunder.jit(f, fastpath=True)
+    a, b = t(4, 6), t(4, 6, seed=1)
+    transposed = t(6, 4, seed=2).t()
+    run_both(up, fast, a, b)
+    spy = RegionSpy(fast)
+    assert spy.hit.region_call is None and spy.hit.grad_free_on_layout
+    for x in [a, transposed, transposed, a]:
+        took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+        out_fast, out_up = fast(x, b), up(x, b)
+        assert_bitwise(out_up, out_fast)
+        assert autograd_facts(out_fast) == autograd_facts(out_up)
+        assert hits_misses(up) == hits_misses(fast) and took_fast_path(fast)
+        assert torch.is_grad_enabled()
+    assert spy.computation_grad_modes == [True, False, False, True]
+
+
+def in_place_outcome(out):
+    """What a view's creation meta decides: whether an in-place update with an operand that requires grad is allowed
+    (not for a view made with grad mode off)."""
+    try:
+        out.add_(torch.ones_like(out, requires_grad=True))
+        return "allowed"
+    except RuntimeError as e:
+        return type(e)
+
+
+@pytest.mark.parametrize(
+    "fn, grad_free, views",  # views: (contiguous input, some output is a view) as seen over the calls
+    [
+        (lambda a: a.reshape(-1), True, {(False, False), (True, True)}),  # copies the transposed input, views the other
+        (lambda a: (a.sin(), a.t()), False, {(False, True), (True, True)}),
+        (lambda a: a[1:] * 1, True, {(False, False), (True, False)}),
+        (lambda a: a[1:], False, {(False, True), (True, True)}),
+    ],
+)
+def test_outputs_that_are_views_keep_upstreams_grad_switch(fn, grad_free, views):
+    # A view records the grad mode it was made in (its creation meta): an output that is a view must be made with
+    # grad mode off, as upstream makes it. The entry is guarded after a call with the transposed input.
+    up, fast = thunder.jit(fn, fastpath=False), thunder.jit(fn, fastpath=True)
+    transposed = t(6, 4).t()
+    contiguous = transposed.contiguous()
+    run_both(up, fast, transposed)
+    assert newest_hit(fast).grad_free_on_layout is grad_free
+    seen = set()
+    for x in [transposed, contiguous, transposed, contiguous]:
+        took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+        out_up, out_fast = up(x), fast(x)
+        assert_bitwise(out_up, out_fast)
+        assert autograd_facts(out_fast) == autograd_facts(out_up)
+        assert hits_misses(up) == hits_misses(fast) and took_fast_path(fast)
+        leaves_up, leaves_fast = torch.utils._pytree.tree_leaves(out_up), torch.utils._pytree.tree_leaves(out_fast)
+        assert [in_place_outcome(o) for o in leaves_fast] == [in_place_outcome(o) for o in leaves_up]
+        seen.add((x is contiguous, any(o._is_view() for o in leaves_fast)))
+    assert seen == views
+
+
+def test_symbolic_values_keep_the_grad_switch():
+    # Under "symbolic values" the guard does not pin ints, and an int can decide whether an output is a view: this
+    # reshape copies the transposed input for n=2 and views it for n=4, with the same sizes and strides.
+    f = lambda a, n: a.reshape(n, -1)
+    up = thunder.jit(f, fastpath=False, cache="symbolic values")
+    fast = thunder.jit(f, fastpath=True, cache="symbolic values")
+    x = t(6, 4).t()
+    views = []
+    for n in (2, 2, 4, 4):
+        took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+        out_up, out_fast = up(x, n), fast(x, n)
+        assert_bitwise(out_up, out_fast)
+        assert autograd_facts(out_fast) == autograd_facts(out_up)
+        assert hits_misses(up) == hits_misses(fast)
+        views.append(out_fast._is_view())
+    assert took_fast_path(fast) and views == [False, False, True, True]
+    assert not newest_hit(fast).grad_free_on_layout
+
+
+def test_other_executors_keep_the_grad_switch():
+    # Only the torch, Python and nvFuser executors' calls are taken to be the same in either grad mode.
+    from thunder.executors.torch_compile import torch_compile_ex
+
+    f = lambda a, b: (a * b + a).sin()
+    up = thunder.jit(f, fastpath=False, executors=[torch_compile_ex])
+    fast = thunder.jit(f, fastpath=True, executors=[torch_compile_ex])
+    for _ in range(3):
+        run_both(up, fast, t(8, 8), t(8, 8, seed=1))
+    assert "torchcompile" in {getattr(b.sym.executor, "name", None) for b in thunder.last_traces(fast)[-1].bound_symbols}
+    assert newest_hit(fast).grad_off and not newest_hit(fast).grad_free_on_layout
+
+
+def test_grad_switch_kept_where_an_input_requires_grad_or_grad_mode_is_off():
+    cases = [(lambda a: a * 2, (t(2, 3, requires_grad=True),)), (lambda a, b: a * b, (t(2, 3), t(2, 3, requires_grad=True)))]
+    for fn, args in cases:
+        fast = thunder.jit(fn, fastpath=True)
+        fast(*args)
+        assert not newest_hit(fast).grad_free_on_layout
+    with torch.no_grad():  # nothing to switch
+        fast = thunder.jit(lambda a: a * 2, fastpath=True)
+        fast(t(2, 3))
+        assert not newest_hit(fast).grad_off and not newest_hit(fast).grad_free_on_layout
 
 
 # ------------------------------------------------------------------------------------------------ guards
@@ -913,7 +1020,8 @@ def hit(args, kwargs):
             if __is_any_autocast_enabled(): return __DECLINE
             if __get_default_dtype() is not torch.float32: return __MISS
         if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None) and __get_default_device() != __c0: return __MISS
-        if not __tensor_guards.check(a, b):
+        __same_layout = __observed_layout.check(a, b)
+        if not (__same_layout or __tensor_guards.check(a, b)):
             __verdict = __check_tensors_slowly((a, b,), __tensor_specs, __tensor_types)
             if __verdict is not True: return __verdict
         if a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr(): return __MISS
@@ -922,6 +1030,8 @@ def hit(args, kwargs):
     __cs.calls += 1
     __cs.cache_hits += 1
     if __state.published is not __this: __publish(__this)
+    if __same_layout:
+        return __computation(a, b, )[0]
     __set_grad_enabled(False)
     try:
         return __computation(a, b, )[0]
@@ -1198,16 +1308,18 @@ def autograd_facts(out):
 
 
 class RegionSpy:
-    """Counts the calls of a hit's computation and records grad mode at each call of its region's executor."""
+    """Counts the calls of a hit's computation and records grad mode at each of them and at each call of its
+    region's executor."""
 
     def __init__(self, jitted):
         self.hit = newest_hit(jitted)
-        self.computation_calls, self.grad_modes = 0, []
+        self.computation_calls, self.computation_grad_modes, self.grad_modes = 0, [], []
         namespace = self.hit.call.__globals__
         computation = namespace["__computation"]
 
         def counting(*args):
             self.computation_calls += 1
+            self.computation_grad_modes.append(torch.is_grad_enabled())
             return computation(*args)
 
         namespace["__computation"] = counting
