@@ -163,8 +163,9 @@ class FusionRegion:
 
 
 def outputs_are_new(outputs, inputs) -> bool:
-    """Whether no output is a view or one of the inputs: then nvFuser made every output itself, and grad mode does
-    not change them (a view records the grad mode it was made in, which decides later in-place updates)."""
+    """Whether no output is a view or one of the inputs: then the call (a region here, a computation in
+    ``cache_hit.py``) made every output itself, and grad mode does not change them when no input requires grad (a
+    view records the grad mode it was made in, which decides later in-place updates)."""
     return not any(
         isinstance(o, torch.Tensor) and (o._is_view() or any(o is i for i in inputs)) for o in outputs
     )
