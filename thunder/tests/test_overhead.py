@@ -1102,17 +1102,22 @@ st = hypothesis.strategies
             st.sampled_from([torch.float32, torch.float64]),
             st.booleans(),  # grad mode
             st.sampled_from([1, 2, 2.0, -1]),
+            st.booleans(),  # column-major strides (2-D shapes): the reshape below copies instead of viewing
         ),
         min_size=1,
         max_size=8,
     )
 )
 def test_generated_call_sequences(sequence):
+    def make(shape, dtype, n, column_major):
+        a = t(*shape, dtype=dtype)
+        return (a.t().contiguous().t() if column_major and a.dim() == 2 else a, n), {}
+
     calls = [
-        Call(lambda shape=shape, dtype=dtype, n=n: ((t(*shape, dtype=dtype), n), {}), ctx=nullcontext if grad else torch.no_grad)
-        for shape, dtype, grad, n in sequence
+        Call(functools.partial(make, shape, dtype, n, column_major), ctx=nullcontext if grad else torch.no_grad)
+        for shape, dtype, grad, n, column_major in sequence
     ]
-    run_differential(lambda a, n: a.exp() * n - a, calls)
+    run_differential(lambda a, n: (a.exp() * n - a, a.reshape(-1)), calls)
 
 
 # ------------------------------------------------------------------------------------------------ nvFuser regions
