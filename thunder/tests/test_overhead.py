@@ -14,6 +14,7 @@ import gc
 import itertools
 import os
 import pathlib
+import struct
 import subprocess
 import sys
 import threading
@@ -403,6 +404,24 @@ def test_empty_tensors_count_as_aliased_like_upstream():
     empty_pair = lambda: ((torch.empty(0), torch.empty(0)), {})
     calls = [Call(empty_pair), Call(empty_pair, expect_fast=True), Call(lambda: ((t(0), t(0, seed=1)), {}), expect_fast=True)]
     run_differential(lambda a, b: a + b, calls)
+
+
+def test_separate_storages_of_one_memory_count_as_aliased_like_upstream():
+    # torch.frombuffer twice on one buffer: two storage objects (torch._C._storage_address differs) with one data
+    # pointer, by which upstream groups tensors. A guard comparing storage objects would hit the unaliased entry.
+    def shared_memory():
+        buffer = bytearray(struct.pack("3f", 0.5, -1.25, 3.0))
+        return (torch.frombuffer(buffer, dtype=torch.float32), torch.frombuffer(buffer, dtype=torch.float32)), {}
+
+    separate = lambda: ((t(3), t(3, seed=1)), {})
+    calls = [
+        Call(separate),
+        Call(shared_memory, expect_fast=False),  # aliased: another entry, as upstream
+        Call(shared_memory, expect_fast=True),
+        Call(separate, expect_fast=True),
+    ]
+    up, fast = run_differential(lambda a, b: a * b, calls)
+    assert hits_misses(fast) == (2, 2)
 
 
 def test_inference_mode_and_inference_tensors():
