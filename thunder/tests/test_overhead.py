@@ -841,6 +841,26 @@ def test_jitted_callables_are_collected_like_upstream():
     assert collected[True] == collected[False] == [True, True, True]
 
 
+def test_inputs_and_outputs_are_not_kept_alive_like_upstream():
+    # Guards are built from the call that used an entry (its arguments, its outputs): they must keep neither, nor
+    # may hits keep later calls' tensors, while the jitted callables live on.
+    collected = {}
+    for fastpath in (False, True):
+        fn = thunder.jit(lambda a, b: a * b + a, fastpath=fastpath)
+        module = thunder.jit(torch.nn.Linear(3, 2), fastpath=fastpath)
+        refs = []
+        for ctx in (torch.enable_grad, torch.enable_grad, torch.no_grad, torch.no_grad):  # miss, hit, miss, hit
+            a, b = t(3), t(3, seed=1)
+            with ctx():
+                out, module_out = fn(a, b), module(a)
+            refs += [weakref.ref(x) for x in (a, b, out, module_out)]
+            del a, b, out, module_out
+        assert hits_misses(fn) == hits_misses(module) == (2, 2)
+        gc.collect()
+        collected[fastpath] = [r() is None for r in refs]
+    assert collected[True] == collected[False] == [True] * 16
+
+
 def test_each_thread_hits_with_its_own_grad_mode():
     # Grad mode is thread-local: a hit must be decided by the calling thread's state. (Upstream 0.2.6 does not
     # pass this: each call ends with set_grad_enabled(cd.is_grad_enabled), a field that every thread's call
