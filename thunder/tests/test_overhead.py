@@ -20,6 +20,7 @@ import sys
 import threading
 import types
 import weakref
+import contextlib
 from contextlib import nullcontext
 
 import expecttest
@@ -324,6 +325,29 @@ def test_in_place_update_of_an_input():
         return a * 2
 
     run_differential(f, [Call(make), Call(make, expect_fast=True), Call(make, expect_fast=True)])
+
+
+def test_computation_that_raises_on_a_hit():
+    # An index out of range is found only when the computation runs: on a hit, the same exception as upstream, the
+    # same counts, and grad mode as the caller had it, on the guard's layout (no switch) and on another (switched).
+    def f(x, index):
+        return x[index] * 2
+
+    @contextlib.contextmanager
+    def grad_mode_kept(enabled):
+        with torch.set_grad_enabled(enabled):
+            yield
+            assert torch.is_grad_enabled() is enabled, "the call changed grad mode"
+
+    contiguous, strided = (lambda: t(6)), (lambda: t(12)[::2])
+    calls = [
+        Call(lambda make=make, i=i: ((make(), torch.tensor(i)), {}), ctx=functools.partial(grad_mode_kept, grad))
+        for grad in (True, False)
+        for make in (contiguous, strided)
+        for i in ([0, 5], [7, 1], [2, 3])  # fits, out of range, fits
+    ]
+    up, fast = run_differential(f, calls)
+    assert hits_misses(fast) == (10, 2)  # an entry per grad mode
 
 
 def test_constant_values_numbers_and_strings():
