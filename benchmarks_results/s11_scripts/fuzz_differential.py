@@ -1,0 +1,171 @@
+"""A longer differential search than test_overhead.py's hypothesis test (not part of CI: minutes, not seconds).
+
+Each example jits one of several functions twice (upstream, fast path) under "constant values" or "symbolic values",
+calls both with a generated kind of call, then with a variation of it per field (that field redrawn: the call meets
+the entry that the first made unless the guard tells the difference), then with some of these again. Fields:
+shape, dtype, requires_grad, layout (contiguous, column-major, a strided slice of a larger tensor), aliasing
+(independent, the same tensor twice, two views of one storage), a Python number, grad mode, the default dtype.
+After every call, as test_overhead.py's `run_differential`: outputs bitwise, their autograd facts (requires_grad,
+grad_fn, view-ness, creation meta), in-place updates of the inputs, exception types, hits, misses and call counts.
+
+Usage: python fuzz_differential.py [max_examples] [seed]
+"""
+
+import contextlib
+import functools
+import importlib.util
+import pathlib
+import sys
+import time
+
+import hypothesis
+import hypothesis.strategies as st
+import torch
+
+import thunder
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+spec = importlib.util.spec_from_file_location("test_overhead", REPO / "thunder/tests/test_overhead.py")
+test_overhead = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(test_overhead)
+Call, t = test_overhead.Call, test_overhead.t
+
+
+def scaled_and_reshaped(a, b, n):
+    return a * n + b, a.reshape(-1)
+
+
+def in_place(a, b, n):
+    a.add_(b, alpha=n)
+    return a * 2
+
+
+def transposed_view(a, b, n):
+    return a.t(), (a + b).sum(0) * n
+
+
+def branch_on_number(a, b, n):
+    if n > 1:
+        return (a - b).exp()
+    return a.mT.contiguous() * b.mT
+
+
+def identity_and_new(a, b, n):
+    return a, b + n
+
+
+FUNCTIONS = [scaled_and_reshaped, in_place, transposed_view, branch_on_number, identity_and_new]
+
+
+def make_inputs(shape, dtype, requires_grad, layout, aliasing, n, seed):
+    def tensor(s):
+        if layout == "contiguous":
+            x = t(*shape, dtype=dtype, seed=s)
+        elif layout == "column_major":
+            x = t(*reversed(shape), dtype=dtype, seed=s).t()
+        else:  # a strided slice of a larger tensor
+            x = t(shape[0], 2 * shape[1], dtype=dtype, seed=s)[:, ::2]
+        return x.requires_grad_(requires_grad) if requires_grad else x
+
+    if aliasing == "same":
+        a = tensor(seed)
+        return (a, a, n), {}
+    if aliasing == "views":
+        base = t(2 * shape[0] * shape[1], dtype=dtype, seed=seed, requires_grad=requires_grad)
+        a, b = base[: shape[0] * shape[1]].view(shape), base[shape[0] * shape[1]:].view(shape)
+        return (a, b, n), {}
+    return (tensor(seed), tensor(seed + 1), n), {}
+
+
+def context(grad, default_dtype):
+    @contextlib.contextmanager
+    def ctx():
+        previous = torch.get_default_dtype()
+        torch.set_default_dtype(default_dtype)
+        try:
+            with torch.set_grad_enabled(grad):
+                yield
+        finally:
+            torch.set_default_dtype(previous)
+
+    return ctx
+
+
+FIELDS = [
+    st.sampled_from([(2, 3), (3, 3)]),
+    st.sampled_from([torch.float32, torch.float64]),
+    st.booleans(),  # requires_grad
+    st.sampled_from(["contiguous", "column_major", "sliced"]),
+    st.sampled_from(["independent", "same", "views"]),
+    st.sampled_from([1, 2, 2.0, -1]),
+    st.booleans(),  # grad mode
+    st.sampled_from([torch.float32, torch.float64]),  # default dtype
+]
+
+
+@st.composite
+def call_pool(draw):
+    """A kind of call and, for each field, a variation of it with that field redrawn (often to another value): each
+    variation meets the entry that the first call made unless the guard tells the one difference."""
+    base = draw(st.tuples(*FIELDS))
+    return [base] + [base[:i] + (draw(field),) + base[i + 1:] for i, field in enumerate(FIELDS)]
+
+
+examples = {"count": 0, "calls": 0, "fast": 0}  # examples, calls, calls that the guards served
+
+
+def check(function, cache, pool, order):
+    # Each kind once, in order (the base makes the first entry, each variation then meets it), then repeats.
+    sequence = pool + [pool[i % len(pool)] for i in order]
+    calls = [
+        Call(functools.partial(make_inputs, shape, dtype, rg, layout, aliasing, n, i), ctx=context(grad, default))
+        for i, (shape, dtype, rg, layout, aliasing, n, grad, default) in enumerate(sequence)
+    ]
+    # run_differential's comparisons after each call (one call at a time, to count the calls the guards served).
+    up = thunder.jit(function, fastpath=False, cache=cache)
+    fast = thunder.jit(function, fastpath=True, cache=cache)
+    for call in calls:
+        test_overhead.took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+        compare(up, fast, call)
+        examples["fast"] += test_overhead.took_fast_path(fast)
+    examples["count"] += 1
+    examples["calls"] += len(calls)
+
+
+def compare(up, fast, call):
+    (kind_up, res_up), args_up = test_overhead.outcome(up, call)
+    (kind_fast, res_fast), args_fast = test_overhead.outcome(fast, call)
+    assert kind_up == kind_fast, f"upstream {kind_up} {res_up}, fast {kind_fast} {res_fast}"
+    if kind_up == "raised":
+        assert res_up is res_fast, f"{res_up} vs {res_fast}"
+    else:
+        test_overhead.assert_bitwise(res_up, res_fast)
+        assert test_overhead.autograd_facts(res_up) == test_overhead.autograd_facts(res_fast), "autograd facts differ"
+        test_overhead.assert_bitwise(args_up, args_fast)
+    counts = test_overhead.hits_misses(up), test_overhead.hits_misses(fast)
+    assert counts[0] == counts[1], f"hits and misses: upstream {counts[0]}, fast {counts[1]}"
+    assert thunder.compile_stats(up).calls == thunder.compile_stats(fast).calls, "call counts differ"
+
+
+def main():
+    max_examples = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    test = hypothesis.seed(seed)(
+        hypothesis.settings(deadline=None, max_examples=max_examples, suppress_health_check=list(hypothesis.HealthCheck),
+                            database=None)(
+            hypothesis.given(
+                st.sampled_from(FUNCTIONS),
+                st.sampled_from(["constant values", "symbolic values"]),
+                call_pool(),
+                st.lists(st.integers(0, len(FIELDS)), max_size=6),
+            )(check)
+        )
+    )
+    start = time.time()
+    test()
+    print(f"{examples['count']} examples, {examples['calls']} calls, {examples['fast']} of them served by the guards, "
+          f"no difference from upstream; {time.time() - start:.0f} s, torch {torch.__version__}, seed {seed}")
+
+
+if __name__ == "__main__":
+    main()
