@@ -121,30 +121,13 @@ def check(function, cache, pool, order):
         Call(functools.partial(make_inputs, shape, dtype, rg, layout, aliasing, n, i), ctx=context(grad, default))
         for i, (shape, dtype, rg, layout, aliasing, n, grad, default) in enumerate(sequence)
     ]
-    # run_differential's comparisons after each call (one call at a time, to count the calls the guards served).
+    # run_differential's comparisons, one call at a time, to count the calls that the guards served.
     up = thunder.jit(function, fastpath=False, cache=cache)
     fast = thunder.jit(function, fastpath=True, cache=cache)
-    for call in calls:
-        test_overhead.took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
-        compare(up, fast, call)
-        examples["fast"] += test_overhead.took_fast_path(fast)
+    for i, call in enumerate(calls):
+        examples["fast"] += test_overhead.compare_call(up, fast, call, i)
     examples["count"] += 1
     examples["calls"] += len(calls)
-
-
-def compare(up, fast, call):
-    (kind_up, res_up), args_up = test_overhead.outcome(up, call)
-    (kind_fast, res_fast), args_fast = test_overhead.outcome(fast, call)
-    assert kind_up == kind_fast, f"upstream {kind_up} {res_up}, fast {kind_fast} {res_fast}"
-    if kind_up == "raised":
-        assert res_up is res_fast, f"{res_up} vs {res_fast}"
-    else:
-        test_overhead.assert_bitwise(res_up, res_fast)
-        assert test_overhead.autograd_facts(res_up) == test_overhead.autograd_facts(res_fast), "autograd facts differ"
-        test_overhead.assert_bitwise(args_up, args_fast)
-    counts = test_overhead.hits_misses(up), test_overhead.hits_misses(fast)
-    assert counts[0] == counts[1], f"hits and misses: upstream {counts[0]}, fast {counts[1]}"
-    assert thunder.compile_stats(up).calls == thunder.compile_stats(fast).calls, "call counts differ"
 
 
 def main():

@@ -8,6 +8,7 @@ it without upstream's path.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import gc
@@ -20,7 +21,6 @@ import sys
 import threading
 import types
 import weakref
-import contextlib
 from contextlib import nullcontext
 
 import expecttest
@@ -80,21 +80,28 @@ def run_differential(fn, calls, *, module=False, **jit_options):
     fast = thunder.jit(fn_fast, fastpath=True, **jit_options)
     assert thunder.fastpath.is_fast(fast) and not thunder.fastpath.is_fast(up)
     for i, call in enumerate(calls):
-        took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
-        (kind_up, res_up), args_up = outcome(up, call)
-        (kind_fast, res_fast), args_fast = outcome(fast, call)
-        assert kind_up == kind_fast, f"call {i}: upstream {kind_up} {res_up}, fast {kind_fast} {res_fast}"
-        if kind_up == "raised":
-            assert res_up is res_fast, f"call {i}: {res_up} vs {res_fast}"
-        else:
-            assert_bitwise(res_up, res_fast)
-            assert autograd_facts(res_up) == autograd_facts(res_fast), f"call {i}: views or autograd history differ"
-            assert_bitwise(args_up, args_fast)  # in-place updates of inputs
-        assert hits_misses(up) == hits_misses(fast), f"call {i}: {hits_misses(up)} vs {hits_misses(fast)}"
-        assert thunder.compile_stats(up).calls == thunder.compile_stats(fast).calls
+        took_fast = compare_call(up, fast, call, i)
         if call.expect_fast is not None:
-            assert took_fast_path(fast) == call.expect_fast, f"call {i}: fast path taken != {call.expect_fast}"
+            assert took_fast == call.expect_fast, f"call {i}: fast path taken != {call.expect_fast}"
     return up, fast
+
+
+def compare_call(up, fast, call, i=0) -> bool:
+    """Makes call number ``i`` on both callables and compares what it gave and did; returns whether the fast callable
+    served it from a guard."""
+    took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+    (kind_up, res_up), args_up = outcome(up, call)
+    (kind_fast, res_fast), args_fast = outcome(fast, call)
+    assert kind_up == kind_fast, f"call {i}: upstream {kind_up} {res_up}, fast {kind_fast} {res_fast}"
+    if kind_up == "raised":
+        assert res_up is res_fast, f"call {i}: {res_up} vs {res_fast}"
+    else:
+        assert_bitwise(res_up, res_fast)
+        assert autograd_facts(res_up) == autograd_facts(res_fast), f"call {i}: views or autograd history differ"
+        assert_bitwise(args_up, args_fast)  # in-place updates of inputs
+    assert hits_misses(up) == hits_misses(fast), f"call {i}: {hits_misses(up)} vs {hits_misses(fast)}"
+    assert thunder.compile_stats(up).calls == thunder.compile_stats(fast).calls
+    return took_fast_path(fast)
 
 
 def t(*shape, dtype=torch.float32, requires_grad=False, seed=0):
