@@ -1553,6 +1553,48 @@ def test_nvfuser_region_outputs_that_are_views_keep_the_grad_switch():
     assert exercised, "no candidate made a single-region computation with a view output: this test proves nothing"
 
 
+@pytest.mark.parametrize(
+    "device, executors",
+    [("cpu", ["torch"]), pytest.param("cuda", ["torch"], marks=requires_nvfuser),
+     pytest.param("cuda", ["nvfuser"], marks=requires_nvfuser)],
+)
+def test_computations_keep_grad_mode_only_on_the_guards_layout(device, executors):
+    # The grad-mode rule of computations that are not one region call, on the torch executor and on CUDA with
+    # nvFuser regions around a sort (which nvFuser leaves to torch). Each entry is guarded after a call with a transposed input; a contiguous one
+    # may turn a copy into a view (the reshape). Where the first call's outputs were all new, grad mode stays on
+    # inside the computation on the transposed input and is switched off on the contiguous one; else always off.
+    candidates = [
+        lambda a: torch.sort(a.sin(), dim=-1)[0].cos(),
+        lambda a: (torch.sort(a.sin(), dim=-1)[0].cos(), a.reshape(-1)),
+        lambda a: (torch.sort(a.sin(), dim=-1)[0], a.t()),
+        lambda a: (torch.sort(a.sin(), dim=-1)[0] * 2)[1:],
+    ]
+    grad_free_seen = []
+    for fn in candidates:
+        up = thunder.jit(fn, fastpath=False, executors=executors)
+        fast = thunder.jit(fn, fastpath=True, executors=executors)
+        transposed = torch.randn(6, 4, device=device).t()
+        contiguous = transposed.contiguous()
+        first = run_both(up, fast, transposed)
+        new_outputs = not any(o._is_view() or o is transposed for o in torch.utils._pytree.tree_leaves(first))
+        spy = RegionSpy(fast)
+        assert spy.hit.region_call is None and spy.hit.grad_free_on_layout is new_outputs
+        for x in [transposed, contiguous, transposed, contiguous]:
+            took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+            out_up, out_fast = up(x), fast(x)
+            assert_bitwise(out_up, out_fast)
+            assert autograd_facts(out_fast) == autograd_facts(out_up)
+            assert hits_misses(up) == hits_misses(fast) and took_fast_path(fast)
+            leaves_up, leaves_fast = torch.utils._pytree.tree_leaves(out_up), torch.utils._pytree.tree_leaves(out_fast)
+            assert [in_place_outcome(o) for o in leaves_fast] == [in_place_outcome(o) for o in leaves_up]
+            assert torch.is_grad_enabled()
+        assert spy.computation_grad_modes == ([True, False, True, False] if new_outputs else [False] * 4)
+        grad_free_seen.append(new_outputs)
+        assert bool(fusion_regions(fast)) is (executors == ["nvfuser"])
+    # Both sides of the rule exercised: the first candidate makes new outputs, the third returns a view of its input.
+    assert grad_free_seen[0] and not grad_free_seen[2]
+
+
 @requires_nvfuser
 @pytest.mark.parametrize("grad", [False, True])
 def test_nvfuser_module_parameters_take_the_region_fast_path(grad):
