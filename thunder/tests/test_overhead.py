@@ -981,6 +981,19 @@ def in_place_outcome(out):
         return type(e)
 
 
+def call_both_comparing_views(up, fast, x):
+    """One call of each on ``x``, served by the fast path's guards: outputs, autograd facts, in-place outcome and
+    hits/misses as upstream's. Returns the fast path's output tensors."""
+    took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+    out_up, out_fast = up(x), fast(x)
+    assert_bitwise(out_up, out_fast)
+    assert autograd_facts(out_fast) == autograd_facts(out_up)
+    assert hits_misses(up) == hits_misses(fast) and took_fast_path(fast)
+    leaves_up, leaves_fast = torch.utils._pytree.tree_leaves(out_up), torch.utils._pytree.tree_leaves(out_fast)
+    assert [in_place_outcome(o) for o in leaves_fast] == [in_place_outcome(o) for o in leaves_up]
+    return leaves_fast
+
+
 @pytest.mark.parametrize(
     "fn, grad_free, views",  # views: (contiguous input, some output is a view) as seen over the calls
     [
@@ -1000,13 +1013,7 @@ def test_outputs_that_are_views_keep_upstreams_grad_switch(fn, grad_free, views)
     assert newest_hit(fast).grad_free_on_layout is grad_free
     seen = set()
     for x in [transposed, contiguous, transposed, contiguous]:
-        took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
-        out_up, out_fast = up(x), fast(x)
-        assert_bitwise(out_up, out_fast)
-        assert autograd_facts(out_fast) == autograd_facts(out_up)
-        assert hits_misses(up) == hits_misses(fast) and took_fast_path(fast)
-        leaves_up, leaves_fast = torch.utils._pytree.tree_leaves(out_up), torch.utils._pytree.tree_leaves(out_fast)
-        assert [in_place_outcome(o) for o in leaves_fast] == [in_place_outcome(o) for o in leaves_up]
+        leaves_fast = call_both_comparing_views(up, fast, x)
         seen.add((x is contiguous, any(o._is_view() for o in leaves_fast)))
     assert seen == views
 
@@ -1560,8 +1567,8 @@ def test_nvfuser_region_outputs_that_are_views_keep_the_grad_switch():
 )
 def test_computations_keep_grad_mode_only_on_the_guards_layout(device, executors):
     # The grad-mode rule of computations that are not one region call, on the torch executor and on CUDA with
-    # nvFuser regions around a sort (which nvFuser leaves to torch). Each entry is guarded after a call with a transposed input; a contiguous one
-    # may turn a copy into a view (the reshape). Where the first call's outputs were all new, grad mode stays on
+    # nvFuser regions around a sort (which nvFuser leaves to torch). Each entry is guarded after a call with a
+    # transposed input; a contiguous one may turn a copy into a view (the reshape). Where the first call's outputs were all new, grad mode stays on
     # inside the computation on the transposed input and is switched off on the contiguous one; else always off.
     candidates = [
         lambda a: torch.sort(a.sin(), dim=-1)[0].cos(),
@@ -1580,13 +1587,7 @@ def test_computations_keep_grad_mode_only_on_the_guards_layout(device, executors
         spy = RegionSpy(fast)
         assert spy.hit.region_call is None and spy.hit.grad_free_on_layout is new_outputs
         for x in [transposed, contiguous, transposed, contiguous]:
-            took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
-            out_up, out_fast = up(x), fast(x)
-            assert_bitwise(out_up, out_fast)
-            assert autograd_facts(out_fast) == autograd_facts(out_up)
-            assert hits_misses(up) == hits_misses(fast) and took_fast_path(fast)
-            leaves_up, leaves_fast = torch.utils._pytree.tree_leaves(out_up), torch.utils._pytree.tree_leaves(out_fast)
-            assert [in_place_outcome(o) for o in leaves_fast] == [in_place_outcome(o) for o in leaves_up]
+            call_both_comparing_views(up, fast, x)
             assert torch.is_grad_enabled()
         assert spy.computation_grad_modes == ([True, False, True, False] if new_outputs else [False] * 4)
         grad_free_seen.append(new_outputs)
