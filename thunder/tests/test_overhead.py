@@ -596,6 +596,29 @@ def test_module_call_honours_hooks_and_instance_forward():
     assert fast(x).shape == (1,)
 
 
+def test_module_call_honours_backward_hooks():
+    # Module backward hooks are set up by nn.Module.__call__ around forward (BackwardHook on inputs and outputs):
+    # with one registered, the fast module must hand its calls to nn.Module.__call__.
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(4, 2)
+    up = thunder.jit(copy.deepcopy(lin), fastpath=False)
+    fast = thunder.jit(copy.deepcopy(lin), fastpath=True)
+    for _ in range(2):
+        assert_bitwise(up(t(3, 4, requires_grad=True)), fast(t(3, 4, requires_grad=True)))
+    seen = {id(up): [], id(fast): []}
+    for m in (up, fast):
+        m.register_full_backward_pre_hook(lambda mod, grad_out: seen[id(mod)].append("pre"))
+        m.register_full_backward_hook(lambda mod, grad_in, grad_out: seen[id(mod)].append(tuple(grad_in[0].shape)))
+    grads = []
+    for m in (up, fast):
+        x = t(3, 4, requires_grad=True, seed=1)
+        m(x).sum().backward()
+        grads.append(x.grad)
+    assert_bitwise(grads[0], grads[1])
+    assert seen[id(up)] == seen[id(fast)] == ["pre", (3, 4)]
+    assert hits_misses(up) == hits_misses(fast)
+
+
 def test_module_call_under_torch_jit_trace_and_with_a_replaced_forward_fn():
     # torch.jit.trace (which records module scopes through nn.Module.__call__, where the fast module sends such
     # calls) fails on Thunder 0.2.6 modules: the same error and the same cache statistics both ways.
