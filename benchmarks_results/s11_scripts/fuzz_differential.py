@@ -57,21 +57,30 @@ def identity_and_new(a, b, n):
 FUNCTIONS = [scaled_and_reshaped, in_place, transposed_view, branch_on_number, identity_and_new]
 
 
+# Where the tensors are made (s13_scripts/fuzz_differential_cuda.py sets a CUDA device).
+DEVICE = torch.device("cpu")
+
+
 def make_inputs(shape, dtype, requires_grad, layout, aliasing, n, seed):
+    # Each tensor reaches DEVICE before it is sliced, transposed or viewed (moving a strided slice would make it
+    # contiguous) and before it is marked as requiring grad (so that it is a leaf); on the CPU `.to` is a no-op.
+    def on_device(*size, seed):
+        return t(*size, dtype=dtype, seed=seed).to(DEVICE)
+
     def tensor(s):
         if layout == "contiguous":
-            x = t(*shape, dtype=dtype, seed=s)
+            x = on_device(*shape, seed=s)
         elif layout == "column_major":
-            x = t(*reversed(shape), dtype=dtype, seed=s).t()
+            x = on_device(*reversed(shape), seed=s).t()
         else:  # a strided slice of a larger tensor
-            x = t(shape[0], 2 * shape[1], dtype=dtype, seed=s)[:, ::2]
+            x = on_device(shape[0], 2 * shape[1], seed=s)[:, ::2]
         return x.requires_grad_(requires_grad) if requires_grad else x
 
     if aliasing == "same":
         a = tensor(seed)
         return (a, a, n), {}
     if aliasing == "views":
-        base = t(2 * shape[0] * shape[1], dtype=dtype, seed=seed, requires_grad=requires_grad)
+        base = on_device(2 * shape[0] * shape[1], seed=seed).requires_grad_(requires_grad)
         a, b = base[: shape[0] * shape[1]].view(shape), base[shape[0] * shape[1]:].view(shape)
         return (a, b, n), {}
     return (tensor(seed), tensor(seed + 1), n), {}

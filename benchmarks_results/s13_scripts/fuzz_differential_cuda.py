@@ -20,35 +20,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 spec = importlib.util.spec_from_file_location("fuzz_differential", HERE.parent / "s11_scripts/fuzz_differential.py")
 fuzz = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(fuzz)
-DEVICE = torch.device(sys.argv[3] if len(sys.argv) > 3 else "cuda")
-
-
-def make_inputs(shape, dtype, requires_grad, layout, aliasing, n, seed):
-    # As fuzz_differential.make_inputs, with each tensor moved to DEVICE before it is sliced, transposed or viewed
-    # (moving a strided slice would make it contiguous) and before it is marked as requiring grad (a leaf).
-    def on_device(*size, seed):
-        return fuzz.t(*size, dtype=dtype, seed=seed).to(DEVICE)
-
-    def tensor(s):
-        if layout == "contiguous":
-            x = on_device(*shape, seed=s)
-        elif layout == "column_major":
-            x = on_device(*reversed(shape), seed=s).t()
-        else:
-            x = on_device(shape[0], 2 * shape[1], seed=s)[:, ::2]
-        return x.requires_grad_(requires_grad) if requires_grad else x
-
-    if aliasing == "same":
-        a = tensor(seed)
-        return (a, a, n), {}
-    if aliasing == "views":
-        base = on_device(2 * shape[0] * shape[1], seed=seed).requires_grad_(requires_grad)
-        a, b = base[: shape[0] * shape[1]].view(shape), base[shape[0] * shape[1]:].view(shape)
-        return (a, b, n), {}
-    return (tensor(seed), tensor(seed + 1), n), {}
-
-
-fuzz.make_inputs = make_inputs
+# The search's own make_inputs puts every tensor on this device.
+DEVICE = fuzz.DEVICE = torch.device(sys.argv[3] if len(sys.argv) > 3 else "cuda")
 
 # How many nvFuser regions the fast callables got (FusionRegion instances).
 from thunder.fastpath import nvfuser  # noqa: E402
