@@ -74,6 +74,25 @@ def hits_misses(f):
     return thunder.cache_hits(f), thunder.cache_misses(f)
 
 
+def _nvfuser_usable() -> bool:
+    if not torch.cuda.is_available():
+        return False
+    from thunder.executors.nvfuserex import nvfuser_available
+
+    return nvfuser_available()
+
+
+requires_nvfuser = pytest.mark.skipif(not _nvfuser_usable(), reason="needs CUDA and nvFuser")
+
+
+# The torch executor on the CPU; on CUDA (where nvFuser is usable) the torch executor and nvFuser regions.
+DEVICES_AND_EXECUTORS = [
+    ("cpu", ["torch"]),
+    pytest.param("cuda", ["torch"], marks=requires_nvfuser),
+    pytest.param("cuda", ["nvfuser"], marks=requires_nvfuser),
+]
+
+
 def run_differential(fn, calls, *, module=False, **jit_options):
     fn_up, fn_fast = (copy.deepcopy(fn), copy.deepcopy(fn)) if module else (fn, fn)
     up = thunder.jit(fn_up, fastpath=False, **jit_options)
@@ -596,22 +615,27 @@ def test_module_call_honours_hooks_and_instance_forward():
     assert fast(x).shape == (1,)
 
 
-def test_module_call_honours_backward_hooks():
+@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
+def test_module_call_honours_backward_hooks(device, executors):
     # Module backward hooks are set up by nn.Module.__call__ around forward (BackwardHook on inputs and outputs):
     # with one registered, the fast module must hand its calls to nn.Module.__call__.
     torch.manual_seed(0)
-    lin = torch.nn.Linear(4, 2)
-    up = thunder.jit(copy.deepcopy(lin), fastpath=False)
-    fast = thunder.jit(copy.deepcopy(lin), fastpath=True)
+    lin = torch.nn.Linear(4, 2).to(device)
+    up = thunder.jit(copy.deepcopy(lin), fastpath=False, executors=executors)
+    fast = thunder.jit(copy.deepcopy(lin), fastpath=True, executors=executors)
+
+    def leaf_input(seed):
+        return t(3, 4, seed=seed).to(device).requires_grad_()
+
     for _ in range(2):
-        assert_bitwise(up(t(3, 4, requires_grad=True)), fast(t(3, 4, requires_grad=True)))
+        assert_bitwise(up(leaf_input(0)), fast(leaf_input(0)))
     seen = {id(up): [], id(fast): []}
     for m in (up, fast):
         m.register_full_backward_pre_hook(lambda mod, grad_out: seen[id(mod)].append("pre"))
         m.register_full_backward_hook(lambda mod, grad_in, grad_out: seen[id(mod)].append(tuple(grad_in[0].shape)))
     grads = []
     for m in (up, fast):
-        x = t(3, 4, requires_grad=True, seed=1)
+        x = leaf_input(1)
         m(x).sum().backward()
         grads.append(x.grad)
     assert_bitwise(grads[0], grads[1])
@@ -1345,17 +1369,6 @@ def test_fusion_region_generated_layout_sequences_without_a_gpu(sequence):
         assert region(*args) == up.built[up.to_descriptors(args)].key
 
 
-def _nvfuser_usable() -> bool:
-    if not torch.cuda.is_available():
-        return False
-    from thunder.executors.nvfuserex import nvfuser_available
-
-    return nvfuser_available()
-
-
-requires_nvfuser = pytest.mark.skipif(not _nvfuser_usable(), reason="needs CUDA and nvFuser")
-
-
 def fusion_regions(jitted):
     trace = thunder.last_traces(jitted)[-1]
     return [v for k, v in trace.python_ctx().items() if k.startswith("nvFusion")]
@@ -1583,11 +1596,7 @@ def test_nvfuser_region_outputs_that_are_views_keep_the_grad_switch():
     assert exercised, "no candidate made a single-region computation with a view output: this test proves nothing"
 
 
-@pytest.mark.parametrize(
-    "device, executors",
-    [("cpu", ["torch"]), pytest.param("cuda", ["torch"], marks=requires_nvfuser),
-     pytest.param("cuda", ["nvfuser"], marks=requires_nvfuser)],
-)
+@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
 def test_computations_keep_grad_mode_only_on_the_guards_layout(device, executors):
     # The grad-mode rule of computations that are not one region call, on the torch executor and on CUDA with
     # nvFuser regions around a sort (which nvFuser leaves to torch). Each entry is guarded after a call with a

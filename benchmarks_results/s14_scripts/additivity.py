@@ -1,0 +1,94 @@
+"""Session 14 experiment: does a cache hit cost the sum of its parts? On one case, interleaved repeat by repeat:
+the work the hit runs (the region's executor for a single nvFuser region, else the computation with prepared
+inputs), the guard alone and followed by the work in one lambda, a pure-Python loop of a few dozen bytecodes (no
+C calls) alone and followed by the work, the entry's hit function and the whole call. Where "guard then work" costs more
+than guard + work, the difference is an interaction (caches, the GPU queue), not Python that could be removed.
+Medians and minima of `--repeats` timings of `--number` calls each, µs per call."""
+
+import argparse
+import os
+import statistics
+import sys
+import timeit
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../thunder/benchmarks"))
+import small_graph  # noqa: E402
+
+import thunder  # noqa: E402
+
+
+def spin(n=12):
+    # Python work of no consequence: a few dozen bytecodes, like a guard's
+    total = 0
+    for i in range(n):
+        total += i
+    return total
+
+
+def pieces_of(case):
+    jitted = thunder.jit(case.fn, fastpath=True)
+    for _ in range(3):
+        jitted(*case.args)
+    fast = jitted._forward_fn if isinstance(jitted, torch.nn.Module) else jitted
+    hit = fast._lc_fastpath_state.hits[0]
+    args, check, call = case.args, hit.guard.check, hit.call
+    inputs = check(args, {})[0]
+    if hit.region_call is not None:
+        region = hit.region_call.region
+        region_args = tuple(inputs[i] for i in hit.region_call.arg_positions)
+        execute = region.prepared[1]
+        work, label = (lambda: execute(region_args)), "work: region's executor"
+    else:
+        comp = hit.computation
+        work, label = (lambda: comp(*inputs)), "work: computation"
+    return {
+        label: work,
+        "guard": lambda: check(args, {}),
+        "spin": spin,
+        "guard then work": lambda: (check(args, {}), work()),
+        "spin then work": lambda: (spin(), work()),
+        "hit function": lambda: call(args, {}),
+        "whole call": lambda: jitted(*args),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cases", default="two_8x8")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--number", type=int, default=5000)
+    parser.add_argument("--repeats", type=int, default=21)
+    opts = parser.parse_args()
+    cases = {c.name: c for c in small_graph.make_cases(opts.device)}
+    sync = torch.cuda.synchronize if opts.device == "cuda" else (lambda: None)
+    for name in opts.cases.split(","):
+        case = cases[name]
+        torch.set_grad_enabled(not case.inference)
+        pieces = pieces_of(case)
+        times = {piece: [] for piece in pieces}
+        for _ in range(opts.repeats):
+            for piece, fn in pieces.items():
+                def loop(fn=fn):
+                    for _ in range(opts.number):
+                        fn()
+                    sync()
+
+                times[piece].append(timeit.timeit(loop, number=1) / opts.number * 1e6)
+        med = {p: statistics.median(v) for p, v in times.items()}
+        low = {p: min(v) for p, v in times.items()}
+        print(f"== {name} on {opts.device} ({'no_grad' if case.inference else 'grad enabled'}), "
+              f"{opts.repeats} x {opts.number} calls")
+        print(f"{'piece':<30} {'median':>8} {'min':>8}")
+        for piece in pieces:
+            print(f"{piece:<30} {med[piece]:8.3f} {low[piece]:8.3f}")
+        work = next(p for p in pieces if p.startswith("work"))
+        for a in ("guard", "spin"):
+            extra = med[f"{a} then work"] - med[a] - med[work]
+            print(f"'{a} then work' - {a} - work (medians): {extra:+.3f} us")
+        torch.set_grad_enabled(True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""Session 14 experiment, after additivity.py: which of the guard's parts costs more in front of the region's executor
+than alone. For a single-region case (#1657): the executor call alone; each part of the hit's guard alone and followed
+by the executor (the tensor check that notes the layout, dynamo's GlobalStateGuard, the default-device line, the
+whole guard); and a pure-Python loop for comparison. Interleaved; medians and minima, µs per call."""
+
+import argparse
+import os
+import statistics
+import sys
+import timeit
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../thunder/benchmarks"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import small_graph  # noqa: E402
+from additivity import spin  # noqa: E402
+
+import thunder  # noqa: E402
+
+
+def pieces_of(case):
+    jitted = thunder.jit(case.fn, fastpath=True)
+    for _ in range(3):
+        jitted(*case.args)
+    fast = jitted._forward_fn if isinstance(jitted, torch.nn.Module) else jitted
+    hit = fast._lc_fastpath_state.hits[0]
+    g = hit.call.__globals__  # the hit function's namespace: the guard's objects
+    args, check = case.args, hit.guard.check
+    inputs = check(args, {})[0]
+    region_args = tuple(inputs[i] for i in hit.region_call.arg_positions)
+    execute = hit.region_call.region.prepared[1]
+    tensors = [inputs[i] for i in hit.region_call.tensor_positions]
+    layout, state = g["__observed_layout"], g["__global_state"]
+    stack_len, device_context = g["__len_torch_function_stack"], g["__device_context"]
+
+    def device_line():
+        return stack_len() or device_context.__dict__.get("device_context") is not None
+
+    parts = {
+        "tensor check (layout)": lambda: layout.check(*tensors),
+        "GlobalStateGuard": state.check,
+        "default-device line": device_line,
+        "whole guard": lambda: check(args, {}),
+        "spin": spin,
+    }
+    pieces = {"executor": lambda: execute(region_args)}
+    for name, part in parts.items():
+        pieces[name] = part
+        pieces[f"{name} then executor"] = lambda part=part: (part(), execute(region_args))
+    return pieces
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cases", default="issue1657")
+    parser.add_argument("--number", type=int, default=2000)
+    parser.add_argument("--repeats", type=int, default=41)
+    opts = parser.parse_args()
+    cases = {c.name: c for c in small_graph.make_cases("cuda")}
+    for name in opts.cases.split(","):
+        case = cases[name]
+        torch.set_grad_enabled(not case.inference)
+        pieces = pieces_of(case)
+        times = {piece: [] for piece in pieces}
+        for _ in range(opts.repeats):
+            for piece, fn in pieces.items():
+                def loop(fn=fn):
+                    for _ in range(opts.number):
+                        fn()
+                    torch.cuda.synchronize()
+
+                times[piece].append(timeit.timeit(loop, number=1) / opts.number * 1e6)
+        med = {p: statistics.median(v) for p, v in times.items()}
+        low = {p: min(v) for p, v in times.items()}
+        print(f"== {name} on cuda, {opts.repeats} x {opts.number} calls")
+        print(f"{'piece':<36} {'median':>8} {'min':>8} {'extra (median)':>15}")
+        for piece in pieces:
+            extra = ""
+            if piece.endswith(" then executor"):
+                part = piece[: -len(" then executor")]
+                extra = f"{med[piece] - med[part] - med['executor']:+15.3f}"
+            print(f"{piece:<36} {med[piece]:8.3f} {low[piece]:8.3f} {extra}")
+        torch.set_grad_enabled(True)
+
+
+if __name__ == "__main__":
+    main()
