@@ -24,6 +24,7 @@ import weakref
 from contextlib import nullcontext
 
 import expecttest
+import hypothesis
 import pytest
 import torch
 
@@ -1214,7 +1215,6 @@ def test_guard_declines_tensor_subclasses():
 
 
 # ------------------------------------------------------------------------------------------------ generated sequences
-hypothesis = pytest.importorskip("hypothesis")
 st = hypothesis.strategies
 
 
