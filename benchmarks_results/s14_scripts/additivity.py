@@ -9,12 +9,12 @@ import argparse
 import os
 import statistics
 import sys
-import timeit
 
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../thunder/benchmarks"))
 import small_graph  # noqa: E402
+from hit_breakdown import time_interleaved  # noqa: E402
 
 import thunder  # noqa: E402
 
@@ -27,22 +27,27 @@ def spin(n=12):
     return total
 
 
-def pieces_of(case):
+def warm_hit(case):
+    """The case jitted with the fast path and called until it hits: (jitted, its first guarded entry, the work that
+    entry's hit runs: the region's executor for a single nvFuser region, else the computation, on prepared inputs)."""
     jitted = thunder.jit(case.fn, fastpath=True)
     for _ in range(3):
         jitted(*case.args)
     fast = jitted._forward_fn if isinstance(jitted, torch.nn.Module) else jitted
     hit = fast._lc_fastpath_state.hits[0]
-    args, check, call = case.args, hit.guard.check, hit.call
-    inputs = check(args, {})[0]
+    inputs = hit.guard.check(case.args, {})[0]
     if hit.region_call is not None:
-        region = hit.region_call.region
         region_args = tuple(inputs[i] for i in hit.region_call.arg_positions)
-        execute = region.prepared[1]
-        work, label = (lambda: execute(region_args)), "work: region's executor"
-    else:
-        comp = hit.computation
-        work, label = (lambda: comp(*inputs)), "work: computation"
+        execute = hit.region_call.region.prepared[1]
+        return jitted, hit, lambda: execute(region_args)
+    comp = hit.computation
+    return jitted, hit, lambda: comp(*inputs)
+
+
+def pieces_of(case):
+    jitted, hit, work = warm_hit(case)
+    args, check, call = case.args, hit.guard.check, hit.call
+    label = "work: region's executor" if hit.region_call is not None else "work: computation"
     return {
         label: work,
         "guard": lambda: check(args, {}),
@@ -67,15 +72,7 @@ def main():
         case = cases[name]
         torch.set_grad_enabled(not case.inference)
         pieces = pieces_of(case)
-        times = {piece: [] for piece in pieces}
-        for _ in range(opts.repeats):
-            for piece, fn in pieces.items():
-                def loop(fn=fn):
-                    for _ in range(opts.number):
-                        fn()
-                    sync()
-
-                times[piece].append(timeit.timeit(loop, number=1) / opts.number * 1e6)
+        times = time_interleaved(pieces, opts.number, opts.repeats, sync)
         med = {p: statistics.median(v) for p, v in times.items()}
         low = {p: min(v) for p, v in times.items()}
         print(f"== {name} on {opts.device} ({'no_grad' if case.inference else 'grad enabled'}), "

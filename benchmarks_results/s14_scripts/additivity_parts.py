@@ -7,29 +7,22 @@ import argparse
 import os
 import statistics
 import sys
-import timeit
 
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../thunder/benchmarks"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import small_graph  # noqa: E402
-from additivity import spin  # noqa: E402
-
-import thunder  # noqa: E402
+from additivity import spin, warm_hit  # noqa: E402
+from hit_breakdown import time_interleaved  # noqa: E402
 
 
 def pieces_of(case):
-    jitted = thunder.jit(case.fn, fastpath=True)
-    for _ in range(3):
-        jitted(*case.args)
-    fast = jitted._forward_fn if isinstance(jitted, torch.nn.Module) else jitted
-    hit = fast._lc_fastpath_state.hits[0]
+    _, hit, execute_region = warm_hit(case)
+    assert hit.region_call is not None, "a case whose computation is one nvFuser region"
     g = hit.call.__globals__  # the hit function's namespace: the guard's objects
     args, check = case.args, hit.guard.check
     inputs = check(args, {})[0]
-    region_args = tuple(inputs[i] for i in hit.region_call.arg_positions)
-    execute = hit.region_call.region.prepared[1]
     tensors = [inputs[i] for i in hit.region_call.tensor_positions]
     layout, state = g["__observed_layout"], g["__global_state"]
     stack_len, device_context = g["__len_torch_function_stack"], g["__device_context"]
@@ -44,10 +37,10 @@ def pieces_of(case):
         "whole guard": lambda: check(args, {}),
         "spin": spin,
     }
-    pieces = {"executor": lambda: execute(region_args)}
+    pieces = {"executor": execute_region}
     for name, part in parts.items():
         pieces[name] = part
-        pieces[f"{name} then executor"] = lambda part=part: (part(), execute(region_args))
+        pieces[f"{name} then executor"] = lambda part=part: (part(), execute_region())
     return pieces
 
 
@@ -62,15 +55,7 @@ def main():
         case = cases[name]
         torch.set_grad_enabled(not case.inference)
         pieces = pieces_of(case)
-        times = {piece: [] for piece in pieces}
-        for _ in range(opts.repeats):
-            for piece, fn in pieces.items():
-                def loop(fn=fn):
-                    for _ in range(opts.number):
-                        fn()
-                    torch.cuda.synchronize()
-
-                times[piece].append(timeit.timeit(loop, number=1) / opts.number * 1e6)
+        times = time_interleaved(pieces, opts.number, opts.repeats, torch.cuda.synchronize)
         med = {p: statistics.median(v) for p, v in times.items()}
         low = {p: min(v) for p, v in times.items()}
         print(f"== {name} on cuda, {opts.repeats} x {opts.number} calls")

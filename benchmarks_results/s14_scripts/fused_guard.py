@@ -10,7 +10,6 @@ import argparse
 import os
 import statistics
 import sys
-import timeit
 
 import torch
 from torch._C._dynamo.guards import GlobalStateGuard, RootGuardManager
@@ -18,8 +17,9 @@ from torch._dynamo.guards import GuardManagerType
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../thunder/benchmarks"))
 import small_graph  # noqa: E402
+from additivity import warm_hit  # noqa: E402
+from hit_breakdown import time_interleaved  # noqa: E402
 
-import thunder  # noqa: E402
 from thunder.fastpath.guard import MISS  # noqa: E402
 
 
@@ -36,21 +36,9 @@ def fused_root(args):
 
 
 def pieces_of(case):
-    jitted = thunder.jit(case.fn, fastpath=True)
-    for _ in range(3):
-        jitted(*case.args)
-    fast = jitted._forward_fn if isinstance(jitted, torch.nn.Module) else jitted
-    hit = fast._lc_fastpath_state.hits[0]
+    _, hit, work = warm_hit(case)
     args, check = case.args, hit.guard.check
     assert all(type(a) is torch.Tensor for a in args)
-    inputs = check(args, {})[0]
-    if hit.region_call is not None:
-        region_args = tuple(inputs[i] for i in hit.region_call.arg_positions)
-        execute = hit.region_call.region.prepared[1]
-        work = lambda: execute(region_args)  # noqa: E731
-    else:
-        comp = hit.computation
-        work = lambda: comp(*inputs)  # noqa: E731
     root = fused_root(args)
     root_check = root.check
 
@@ -87,15 +75,7 @@ def main():
         case = cases[name]
         torch.set_grad_enabled(not case.inference)
         pieces = pieces_of(case)
-        times = {piece: [] for piece in pieces}
-        for _ in range(opts.repeats):
-            for piece, fn in pieces.items():
-                def loop(fn=fn):
-                    for _ in range(opts.number):
-                        fn()
-                    sync()
-
-                times[piece].append(timeit.timeit(loop, number=1) / opts.number * 1e6)
+        times = time_interleaved(pieces, opts.number, opts.repeats, sync)
         med = {p: statistics.median(v) for p, v in times.items()}
         low = {p: min(v) for p, v in times.items()}
         print(f"== {name} on {opts.device}, {opts.repeats} x {opts.number} calls")

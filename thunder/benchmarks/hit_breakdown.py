@@ -70,6 +70,21 @@ def pieces_of(case):
     return pieces
 
 
+def time_interleaved(pieces, number, repeats, sync):
+    """µs per call of each piece: one sample per repeat (``number`` calls, then ``sync()``), the pieces interleaved
+    repeat by repeat."""
+    samples = {piece: [] for piece in pieces}
+    for _ in range(repeats):
+        for piece, fn in pieces.items():
+            def loop(fn=fn):
+                for _ in range(number):
+                    fn()
+                sync()
+
+            samples[piece].append(timeit.timeit(loop, number=1) / number * 1e6)
+    return samples
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", default="params_1")
@@ -84,15 +99,7 @@ def main():
         case = cases[name]
         torch.set_grad_enabled(not case.inference)
         pieces = pieces_of(case)
-        best = {piece: float("inf") for piece in pieces}
-        for _ in range(args.repeats):
-            for piece, fn in pieces.items():
-                def loop(fn=fn):
-                    for _ in range(args.number):
-                        fn()
-                    sync()
-
-                best[piece] = min(best[piece], timeit.timeit(loop, number=1) / args.number * 1e6)
+        best = {piece: min(times) for piece, times in time_interleaved(pieces, args.number, args.repeats, sync).items()}
         print(f"== {name} ({'no_grad' if case.inference else 'grad enabled'})")
         for piece, us in best.items():
             print(f"{piece:<40} {us:8.3f} us")
