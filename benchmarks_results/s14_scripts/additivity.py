@@ -10,13 +10,8 @@ import os
 import statistics
 import sys
 
-import torch
-
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../thunder/benchmarks"))
-import small_graph  # noqa: E402
-from hit_breakdown import time_interleaved  # noqa: E402
-
-import thunder  # noqa: E402
+from hit_breakdown import jit_and_hit, timed_cases  # noqa: E402
 
 
 def spin(n=12):
@@ -27,14 +22,16 @@ def spin(n=12):
     return total
 
 
+# Everything warm_hit jitted, kept for the script's lifetime: a module's guard holds its jitted module weakly, so a
+# caller that dropped it would time misses.
+_jitted = []
+
+
 def warm_hit(case):
     """The case jitted with the fast path and called until it hits: (jitted, its first guarded entry, the work that
     entry's hit runs: the region's executor for a single nvFuser region, else the computation, on prepared inputs)."""
-    jitted = thunder.jit(case.fn, fastpath=True)
-    for _ in range(3):
-        jitted(*case.args)
-    fast = jitted._forward_fn if isinstance(jitted, torch.nn.Module) else jitted
-    hit = fast._lc_fastpath_state.hits[0]
+    jitted, _, hit = jit_and_hit(case)
+    _jitted.append(jitted)
     inputs = hit.guard.check(case.args, {})[0]
     if hit.region_call is not None:
         region_args = tuple(inputs[i] for i in hit.region_call.arg_positions)
@@ -66,16 +63,10 @@ def main():
     parser.add_argument("--number", type=int, default=5000)
     parser.add_argument("--repeats", type=int, default=21)
     opts = parser.parse_args()
-    cases = {c.name: c for c in small_graph.make_cases(opts.device)}
-    sync = torch.cuda.synchronize if opts.device == "cuda" else (lambda: None)
-    for name in opts.cases.split(","):
-        case = cases[name]
-        torch.set_grad_enabled(not case.inference)
-        pieces = pieces_of(case)
-        times = time_interleaved(pieces, opts.number, opts.repeats, sync)
+    for case, pieces, times in timed_cases(opts.device, opts.cases, pieces_of, opts.number, opts.repeats):
         med = {p: statistics.median(v) for p, v in times.items()}
         low = {p: min(v) for p, v in times.items()}
-        print(f"== {name} on {opts.device} ({'no_grad' if case.inference else 'grad enabled'}), "
+        print(f"== {case.name} on {opts.device} ({'no_grad' if case.inference else 'grad enabled'}), "
               f"{opts.repeats} x {opts.number} calls")
         print(f"{'piece':<30} {'median':>8} {'min':>8}")
         for piece in pieces:
@@ -84,7 +75,6 @@ def main():
         for a in ("guard", "spin"):
             extra = med[f"{a} then work"] - med[a] - med[work]
             print(f"'{a} then work' - {a} - work (medians): {extra:+.3f} us")
-        torch.set_grad_enabled(True)
 
 
 if __name__ == "__main__":

@@ -8,13 +8,10 @@ import os
 import statistics
 import sys
 
-import torch
-
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../thunder/benchmarks"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import small_graph  # noqa: E402
 from additivity import spin, warm_hit  # noqa: E402
-from hit_breakdown import time_interleaved  # noqa: E402
+from hit_breakdown import timed_cases  # noqa: E402
 
 
 def pieces_of(case):
@@ -50,15 +47,10 @@ def main():
     parser.add_argument("--number", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=41)
     opts = parser.parse_args()
-    cases = {c.name: c for c in small_graph.make_cases("cuda")}
-    for name in opts.cases.split(","):
-        case = cases[name]
-        torch.set_grad_enabled(not case.inference)
-        pieces = pieces_of(case)
-        times = time_interleaved(pieces, opts.number, opts.repeats, torch.cuda.synchronize)
+    for case, pieces, times in timed_cases("cuda", opts.cases, pieces_of, opts.number, opts.repeats):
         med = {p: statistics.median(v) for p, v in times.items()}
         low = {p: min(v) for p, v in times.items()}
-        print(f"== {name} on cuda, {opts.repeats} x {opts.number} calls")
+        print(f"== {case.name} on cuda, {opts.repeats} x {opts.number} calls")
         print(f"{'piece':<36} {'median':>8} {'min':>8} {'extra (median)':>15}")
         for piece in pieces:
             extra = ""
@@ -66,7 +58,6 @@ def main():
                 part = piece[: -len(" then executor")]
                 extra = f"{med[piece] - med[part] - med['executor']:+15.3f}"
             print(f"{piece:<36} {med[piece]:8.3f} {low[piece]:8.3f} {extra}")
-        torch.set_grad_enabled(True)
 
 
 if __name__ == "__main__":

@@ -16,9 +16,8 @@ from torch._C._dynamo.guards import GlobalStateGuard, RootGuardManager
 from torch._dynamo.guards import GuardManagerType
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../thunder/benchmarks"))
-import small_graph  # noqa: E402
 from additivity import warm_hit  # noqa: E402
-from hit_breakdown import time_interleaved  # noqa: E402
+from hit_breakdown import timed_cases  # noqa: E402
 
 from thunder.fastpath.guard import MISS  # noqa: E402
 
@@ -69,22 +68,15 @@ def main():
     parser.add_argument("--number", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=41)
     opts = parser.parse_args()
-    cases = {c.name: c for c in small_graph.make_cases(opts.device)}
-    sync = torch.cuda.synchronize if opts.device == "cuda" else (lambda: None)
-    for name in opts.cases.split(","):
-        case = cases[name]
-        torch.set_grad_enabled(not case.inference)
-        pieces = pieces_of(case)
-        times = time_interleaved(pieces, opts.number, opts.repeats, sync)
+    for case, pieces, times in timed_cases(opts.device, opts.cases, pieces_of, opts.number, opts.repeats):
         med = {p: statistics.median(v) for p, v in times.items()}
         low = {p: min(v) for p, v in times.items()}
-        print(f"== {name} on {opts.device}, {opts.repeats} x {opts.number} calls")
+        print(f"== {case.name} on {opts.device}, {opts.repeats} x {opts.number} calls")
         print(f"{'piece':<26} {'median':>8} {'min':>8}")
         for piece in pieces:
             print(f"{piece:<26} {med[piece]:8.3f} {low[piece]:8.3f}")
         for g in ("guard", "fused guard"):
             print(f"'{g} then work' - {g} - work (medians): {med[g + ' then work'] - med[g] - med['work']:+.3f} us")
-        torch.set_grad_enabled(True)
 
 
 if __name__ == "__main__":

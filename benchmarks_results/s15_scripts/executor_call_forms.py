@@ -15,13 +15,12 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../thunder/benchmarks"))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../s14_scripts"))
-import small_graph  # noqa: E402
 from additivity import warm_hit  # noqa: E402
-from hit_breakdown import time_interleaved  # noqa: E402
+from hit_breakdown import timed_cases  # noqa: E402
 
 
 def pieces_of(case):
-    jitted, hit, _ = warm_hit(case)  # keep the jitted callable alive: a module's guard holds it weakly
+    jitted, hit, _ = warm_hit(case)
     assert hit.region_call is not None, "not a single nvFuser region"
     inputs = hit.guard.check(case.args, {})[0]
     region_args = tuple(inputs[i] for i in hit.region_call.arg_positions)
@@ -58,17 +57,11 @@ def main():
     parser.add_argument("--number", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=41)
     opts = parser.parse_args()
-    cases = {c.name: c for c in small_graph.make_cases("cuda")}
-    for name in opts.cases.split(","):
-        case = cases[name]
-        torch.set_grad_enabled(not case.inference)
-        pieces = pieces_of(case)
-        times = time_interleaved(pieces, opts.number, opts.repeats, torch.cuda.synchronize)
-        print(f"== {name} on cuda, {opts.repeats} x {opts.number} calls")
+    for case, pieces, times in timed_cases("cuda", opts.cases, pieces_of, opts.number, opts.repeats):
+        print(f"== {case.name} on cuda, {opts.repeats} x {opts.number} calls")
         print(f"{'piece':<32} {'median':>8} {'min':>8}")
         for piece, samples in times.items():
             print(f"{piece:<32} {statistics.median(samples):8.3f} {min(samples):8.3f}")
-        torch.set_grad_enabled(True)
 
 
 if __name__ == "__main__":

@@ -13,9 +13,8 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../thunder/benchmarks"))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../s14_scripts"))
-import small_graph  # noqa: E402
 from additivity import warm_hit  # noqa: E402
-from hit_breakdown import time_interleaved  # noqa: E402
+from hit_breakdown import timed_cases  # noqa: E402
 
 import thunder  # noqa: E402
 from thunder.fastpath.cache_hit import get_trace  # noqa: E402
@@ -45,8 +44,10 @@ def inline_variant(jitted):
 
 
 def pieces_of(case):
+    if isinstance(case.fn, torch.nn.Module):
+        print(f"== {case.name}: a module (its call goes through FastThunderModule.__call__, not fast_fn); skipped")
+        return None
     jitted, hit, work = warm_hit(case)
-    assert not isinstance(jitted, torch.nn.Module), "functions only"
     args, call, dispatch = case.args, hit.call, jitted._lc_dispatch
     inline = inline_variant(jitted)
     hits_before = thunder.cache_hits(jitted)
@@ -71,23 +72,13 @@ def main():
     parser.add_argument("--number", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=41)
     opts = parser.parse_args()
-    cases = {c.name: c for c in small_graph.make_cases(opts.device)}
-    sync = torch.cuda.synchronize if opts.device == "cuda" else (lambda: None)
-    for name in opts.cases.split(","):
-        case = cases[name]
-        if isinstance(case.fn, torch.nn.Module):
-            print(f"== {name}: a module (its call goes through FastThunderModule.__call__, not fast_fn); skipped")
-            continue
-        torch.set_grad_enabled(not case.inference)
-        pieces = pieces_of(case)
-        times = time_interleaved(pieces, opts.number, opts.repeats, sync)
+    for case, pieces, times in timed_cases(opts.device, opts.cases, pieces_of, opts.number, opts.repeats):
         med = {p: statistics.median(v) for p, v in times.items()}
-        print(f"== {name} on {opts.device}, {opts.repeats} x {opts.number} calls")
+        print(f"== {case.name} on {opts.device}, {opts.repeats} x {opts.number} calls")
         print(f"{'piece':<26} {'median':>8} {'min':>8}")
         for piece, samples in times.items():
             print(f"{piece:<26} {med[piece]:8.3f} {min(samples):8.3f}")
         print(f"inline - as is (medians): {med['fast_fn, loop inline'] - med['jitted call (fast_fn)']:+.3f} us")
-        torch.set_grad_enabled(True)
 
 
 if __name__ == "__main__":

@@ -27,12 +27,18 @@ import thunder  # noqa: E402
 from thunder.fastpath.nvfuser import FusionRegion  # noqa: E402
 
 
-def pieces_of(case):
+def jit_and_hit(case):
+    """The case jitted with the fast path and called until it hits: (jitted, its fast callable, its first guarded
+    entry). A module's guard holds the jitted module weakly: keep ``jitted`` alive while the entry is used."""
     jitted = thunder.jit(case.fn, fastpath=True)
     for _ in range(3):
         jitted(*case.args)
     fast = jitted._forward_fn if isinstance(jitted, torch.nn.Module) else jitted
-    hit = fast._lc_fastpath_state.hits[0]
+    return jitted, fast, fast._lc_fastpath_state.hits[0]
+
+
+def pieces_of(case):
+    jitted, fast, hit = jit_and_hit(case)
     args, comp, check, call = case.args, hit.computation, hit.guard.check, hit.call
     prepared = check(args, {})[0]
     pieces = {"whole call": lambda: jitted(*args)}
@@ -85,6 +91,23 @@ def time_interleaved(pieces, number, repeats, sync):
     return samples
 
 
+def timed_cases(device, names, pieces_of, number, repeats):
+    """For each of small_graph.py's cases named in ``names`` (comma-separated): ``(case, pieces, samples)``, the pieces
+    made by ``pieces_of(case)`` (None skips the case) and timed by ``time_interleaved``, in the grad mode that the
+    case runs in (enabled again after each case)."""
+    cases = {c.name: c for c in small_graph.make_cases(device)}
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    for name in names.split(","):
+        case = cases[name]
+        torch.set_grad_enabled(not case.inference)
+        try:
+            pieces = pieces_of(case)
+            if pieces is not None:
+                yield case, pieces, time_interleaved(pieces, number, repeats, sync)
+        finally:
+            torch.set_grad_enabled(True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", default="params_1")
@@ -93,22 +116,15 @@ def main():
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
-    cases = {c.name: c for c in small_graph.make_cases(args.device)}
-    sync = torch.cuda.synchronize if args.device == "cuda" else (lambda: None)
-    for name in args.cases.split(","):
-        case = cases[name]
-        torch.set_grad_enabled(not case.inference)
-        pieces = pieces_of(case)
-        best = {piece: min(times) for piece, times in time_interleaved(pieces, args.number, args.repeats, sync).items()}
-        print(f"== {name} ({'no_grad' if case.inference else 'grad enabled'})")
-        for piece, us in best.items():
-            print(f"{piece:<40} {us:8.3f} us")
+    for case, pieces, samples in timed_cases(args.device, args.cases, pieces_of, args.number, args.repeats):
+        print(f"== {case.name} ({'no_grad' if case.inference else 'grad enabled'})")
+        for piece, times in samples.items():
+            print(f"{piece:<40} {min(times):8.3f} us")
         if args.profile:
             whole = pieces["whole call"]
             profiler = cProfile.Profile()
             profiler.runcall(lambda: [whole() for _ in range(args.number)])
             pstats.Stats(profiler).sort_stats("tottime").print_stats(12)
-        torch.set_grad_enabled(True)
 
 
 if __name__ == "__main__":
