@@ -421,6 +421,10 @@ class GuardBuilder:
             return [], []
         specs = self.tensors
         tensors = [observed[s.name] for s in specs]
+        try:
+            strides = [list(t.stride()) for t in tensors]
+        except RuntimeError as e:  # sparse compressed layouts (CSR, CSC, BSR, BSC) have no strides
+            raise Unsupported(f"a tensor without strides: {e}") from None
         self.globals["__tensor_guards"] = TensorGuards(
             *tensors,
             dynamic_dims_sizes=[list(s.shape) for s in specs],
@@ -429,7 +433,7 @@ class GuardBuilder:
         self.globals["__observed_layout"] = TensorGuards(
             *tensors,
             dynamic_dims_sizes=[list(t.shape) for t in tensors],
-            dynamic_dims_strides=[list(t.stride()) for t in tensors],
+            dynamic_dims_strides=strides,
         )
         self.globals["__tensor_specs"] = [(s.shape, s.device, s.dtype, s.requires_grad) for s in specs]
         self.globals["__tensor_types"] = [type(t) for t in tensors]

@@ -503,6 +503,27 @@ def test_conjugate_and_negative_bits():
     run_differential(lambda a: a * 2, calls)
 
 
+def test_tensors_without_strides_keep_upstreams_path():
+    # Sparse compressed tensors (CSR, CSC, BSR, BSC) have no strides, which the guard's layout check pins: an entry made
+    # for them keeps upstream's path instead of failing the call that made it. COO has strides and is guarded.
+    eye = lambda: torch.eye(4) * 3
+    kinds = {
+        "csr": lambda: eye().to_sparse_csr(),
+        "csc": lambda: eye().to_sparse_csc(),
+        "bsr": lambda: eye().to_sparse_bsr((2, 2)),
+        "bsc": lambda: eye().to_sparse_bsc((2, 2)),
+        "coo": lambda: eye().to_sparse(),
+    }
+    for name, make in kinds.items():
+        one = lambda: ((make(),), {})
+        meta = lambda: ((torch.empty(4, 4, device="meta"),), {})  # another entry first: its guard misses on `make`
+        guarded = name == "coo"
+        calls = [Call(meta), Call(meta, expect_fast=True), Call(one, expect_fast=False), Call(one, expect_fast=guarded)]
+        _, fast = run_differential(lambda a: a * 2, calls)
+        unsupported = fast._lc_fastpath_state.unsupported
+        assert (unsupported == []) if guarded else ("without strides" in unsupported[0]), (name, unsupported)
+
+
 def test_values_that_upstream_does_not_check_behave_as_upstream():
     # Upstream 0.2.6's prologue does not check a dtype argument's value (Lightning-AI/lightning-thunder#406), nor
     # an argument that the function only compares with `is None`: the float16 call below hits the float64 entry
