@@ -504,8 +504,8 @@ def test_conjugate_and_negative_bits():
 
 
 def test_tensors_without_strides_keep_upstreams_path():
-    # Sparse compressed tensors (CSR, CSC, BSR, BSC) have no strides, which the guard's layout check pins: an entry made
-    # for them keeps upstream's path instead of failing the call that made it. COO has strides and is guarded.
+    # Sparse compressed tensors (CSR, CSC, BSR, BSC) have no strides, which the guard's layout check pins: an entry
+    # made for them keeps upstream's path instead of failing the call that made it. COO has strides and is guarded.
     eye = lambda: torch.eye(4) * 3
     kinds = {
         "csr": lambda: eye().to_sparse_csr(),
