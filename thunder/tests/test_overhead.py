@@ -540,6 +540,25 @@ def test_values_that_upstream_does_not_check_behave_as_upstream():
     run_differential(lambda a, o: a if o is None else a + o, calls)
 
 
+def test_submodule_swapped_after_jit_behaves_as_upstream():
+    # A ThunderModule looks submodules up in `_module_cache`, filled when the model is jitted, so a submodule swapped
+    # in afterwards is not seen: the prologue checks the old one's attributes and passes, and both paths keep
+    # running the entry traced with the old submodule. Like the values above, this is upstream's to fix.
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU())
+    up, fast = thunder.jit(copy.deepcopy(model), fastpath=False), thunder.jit(copy.deepcopy(model), fastpath=True)
+    x = t(2, 4) - 1
+    for m in (up, fast):
+        m(x)
+        m(x)
+        m._model[1] = torch.nn.GELU()
+    took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+    out_up, out_fast = up(x), fast(x)
+    assert_bitwise(out_up, out_fast)
+    assert hits_misses(up) == hits_misses(fast) == (2, 1) and took_fast_path(fast)
+    assert torch.equal(out_up, torch.relu(up._model[0](x)))  # the old ReLU; when this fails, upstream changed
+
+
 def test_device_argument():
     with_device = lambda d: (lambda: ((t(3), torch.device(d)), {}))
     calls = [Call(with_device("cpu")), Call(with_device("cpu"), expect_fast=True), Call(with_device("meta"), expect_fast=False)]
