@@ -4,9 +4,9 @@ A Linear + BatchNorm1d + ReLU + Dropout model, jitted with and without the fast 
 calls in each grad mode, one change is made to both copies (dtype conversion, load_state_dict, requires_grad_,
 `.data` replaced, a parameter replaced or set to None, train/eval, BatchNorm attributes and buffers, a layer
 swapped, in-place updates of a weight), then four more rounds of calls. Each call compares the outcome (output
-bitwise, or the exception's type), the model's state afterwards (BatchNorm's running statistics) and the hit and
-miss counts. Where upstream keeps using a stale entry (a swapped layer, which its prologue does not check), the
-fast path must do the same.
+bitwise and its requires_grad, or the exception's type), the model's state afterwards (BatchNorm's running
+statistics) and the hit and miss counts. Where upstream keeps using a stale entry (a swapped layer, which its
+prologue does not check), the fast path must do the same.
 
     .venv/bin/python benchmarks_results/s17_scripts/module_changes.py
 """
@@ -17,6 +17,7 @@ import torch
 
 import thunder
 import thunder.fastpath  # noqa: F401
+from contexts_options_modules import call, counts, same  # the same comparison (this folder is on sys.path)
 
 warnings.filterwarnings("ignore")
 
@@ -54,21 +55,6 @@ CHANGES = {
 DTYPE_AFTER = {"double": torch.float64, "half": torch.float16}
 
 
-def call(jitted, x):
-    try:
-        return ("returned", jitted(x).detach().clone())
-    except Exception as e:
-        return ("raised", type(e).__name__)
-
-
-def same(a, b):
-    return a[0] == b[0] and (a[1] == b[1] if a[0] == "raised" else torch.equal(a[1], b[1]))
-
-
-def counts(f):
-    return thunder.cache_hits(f), thunder.cache_misses(f)
-
-
 def main():
     differences = 0
     for name, change in CHANGES.items():
@@ -83,7 +69,7 @@ def main():
             x = (torch.arange(8.0).reshape(2, 4) / 7).to(dtype)
             for grad in (True, False):
                 with torch.set_grad_enabled(grad):
-                    seen = call(up, x), call(fast, x)
+                    seen = call(up, (x,)), call(fast, (x,))
                 state_same = all(torch.equal(p, q) for p, q in zip(model_up.state_dict().values(), model_fast.state_dict().values()))
                 if not (same(*seen) and state_same and counts(up) == counts(fast)):
                     differed = True
