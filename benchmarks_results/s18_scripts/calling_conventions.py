@@ -2,8 +2,8 @@
 
 Five functions and a module with positional, defaulted, keyword-only, ``*args`` and ``**kwargs`` parameters are
 called with the same tensors arranged differently: positionally or by keyword, defaults given or left out, keyword
-arguments in different orders, the same tensor twice or a view of another argument (upstream's alias check
-flattens the arguments in order, so an order change can change its answer), scalars of other types. For each
+arguments in different orders, the same tensor twice or a view of another argument (upstream's alias check numbers
+the positional arguments in order and the keyword arguments by sorted name), scalars of other types. For each
 callable, random sequences of six calls from its pool run on a fresh upstream/fast pair; every call's outcome
 (output, or the exception's type), the inputs afterwards, and the hit and miss counts are compared. It also counts
 hits that upstream's path served although their entry had a guard: a guard stricter than the prologue, which costs
@@ -39,7 +39,7 @@ def varargs(*args):
 
 def keywords(**kw):
     out = None
-    for key in sorted(kw):  # the sum does not depend on the order, the flattening does
+    for key in sorted(kw):  # by name: the result does not depend on the order the caller gave
         out = kw[key] if out is None else out * 0.5 + kw[key]
     return out
 

@@ -327,6 +327,27 @@ def test_aliased_inputs():
     run_differential(f, calls)
 
 
+def test_aliased_keyword_arguments_in_any_order():
+    # Keyword arguments reach upstream's alias check flattened by Thunder's pytree, which sorts dict keys: the same
+    # tensor as b and c is "1,2" whatever order the caller gave. The entry made for it hits in any order, on the
+    # fast path (the general alias check, which must read the keyword arguments too).
+    def keywords(*order, alias=False):
+        def make():
+            x, y = t(5), t(5, seed=1)
+            values = {"a": y, "b": x, "c": x if alias else t(5, seed=2)}
+            return (), {k: values[k] for k in order}
+
+        return make
+
+    calls = [
+        Call(keywords(*"abc")), Call(keywords(*"abc"), expect_fast=True),
+        Call(keywords(*"abc", alias=True), expect_fast=False), Call(keywords(*"abc", alias=True), expect_fast=True),
+        Call(keywords(*"bca", alias=True), expect_fast=True), Call(keywords(*"cba"), expect_fast=True),
+    ]
+    up, fast = run_differential(lambda **kw: kw["a"] * 2 + kw["b"] - kw["c"], calls)
+    assert hits_misses(up) == (4, 2) and len(fast._lc_fastpath_state.hits) == 2
+
+
 def test_aliasing_when_the_prologue_does_not_check_the_inputs():
     # ThunderFX prunes the prologue's tensor checks (Dynamo guards the inputs): the guard then learns nothing about
     # the arguments' types, tests them itself for its short alias check, and falls back to the general one.
