@@ -121,7 +121,7 @@ def pools(device="cpu"):
     ]
 
     def kw(*pairs):
-        return lambda: ((), {k: (v() if callable(v) else v) for k, v in pairs})
+        return lambda: ((), {key: (value() if callable(value) else value) for key, value in pairs})
 
     k = [
         kw(("a", x), ("b", y)),
@@ -230,7 +230,7 @@ def main():
             continue
         differences = 0
         guarded, region_calls, unsupported, too_strict = 0, 0, set(), 0
-        for s in range(opts.sequences):
+        for _ in range(opts.sequences):
             seq = [rng.randrange(len(pool)) for _ in range(6)]
             upstream = thunder.jit(fn, fastpath=False, cache=opts.cache)
             fast = thunder.jit(fn, cache=opts.cache)

@@ -14,7 +14,6 @@
 import sys
 
 import thunder.fastpath.guard as guard
-from calling_conventions import main
 
 
 def check_numbers_by_value(self, sid, args):
@@ -31,8 +30,9 @@ def alias_string_of_args_only(args, kwargs):
 
 original_check_value = guard.GuardBuilder.check_value
 
-if __name__ == "__main__":
-    mutant = sys.argv.pop(1)
+
+def plant(mutant):
+    """Plants one mutant in ``thunder.fastpath.guard``, for every guard built afterwards."""
     if mutant == "no-alias-check":
         guard.GuardBuilder.alias_check = lambda self, expected, args, kwargs: []
     elif mutant == "alias-args-only":
@@ -41,5 +41,12 @@ if __name__ == "__main__":
         guard.GuardBuilder.check_value = check_numbers_by_value
     else:
         raise SystemExit(f"unknown mutant {mutant}")
+
+
+if __name__ == "__main__":
+    from calling_conventions import main
+
+    mutant = sys.argv.pop(1)
+    plant(mutant)
     print(f"mutant: {mutant}")
     main()
