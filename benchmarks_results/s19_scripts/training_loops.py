@@ -31,8 +31,6 @@ import torch
 import thunder
 import thunder.fastpath  # noqa: F401
 
-warnings.filterwarnings("ignore")
-
 
 class MLP(torch.nn.Module):
     def __init__(self):
@@ -305,6 +303,7 @@ def main():
     parser.add_argument("--only", default=None, help="comma-separated kinds: mlp, affine_tanh, two_outputs")
     parser.add_argument("--mutant", default=None, help="requires-grad-ignored or grad-mode-ignored")
     opts = parser.parse_args()
+    warnings.filterwarnings("ignore")  # here, not at import: mutant_plugin.py imports this module into pytest
     plant(opts.mutant)
     print(f"mutant: {opts.mutant}" if opts.mutant else "no mutant")
     rng = random.Random(opts.seed)
