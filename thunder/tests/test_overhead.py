@@ -883,6 +883,39 @@ def test_other_kinds_of_callables(make, mutate, served_fast):
     assert bool(fast._lc_fastpath_state.unsupported) != served_fast
 
 
+class CountedScale:
+    """An argument whose ``k`` is a property that counts its reads (a read with a side effect)."""
+
+    reads = 0
+
+    @property
+    def k(self):
+        type(self).reads += 1
+        return 2.0
+
+
+def test_property_reads_on_hits_like_upstream():
+    # A hit of the newest entry reads the property once on both paths: the guard reads what the prologue reads.
+    # Elsewhere the fast path reads it more often, never less (README): the call that makes an entry runs the
+    # guard's unpacking once more to build the guard; a miss runs the guards, then upstream's prologues; and a
+    # guard checks tensors after all its reads, where a prologue may fail at a tensor check before reaching one.
+    fn = lambda a, cfg: a * cfg.k
+    shapes = [(3,), (3,), (3,), (4,), (4,), (3,)]  # make, hit, hit, make, hit, hit of the older entry
+    reads = {}
+    for fastpath in (False, True):
+        f, cfg = thunder.jit(fn, fastpath=fastpath), CountedScale()
+        reads[fastpath] = []
+        for shape in shapes:
+            before = CountedScale.reads
+            assert torch.equal(f(t(*shape), cfg), t(*shape) * 2.0)
+            reads[fastpath].append(CountedScale.reads - before)
+        assert hits_misses(f) == (4, 2)
+    assert len(f._lc_fastpath_state.hits) == 2  # the fast path's guards served its hits
+    up, fast = reads[False], reads[True]
+    assert [fast[i] for i in (1, 2, 4)] == [up[i] for i in (1, 2, 4)] == [1, 1, 1], (up, fast)
+    assert all(f >= u for f, u in zip(fast, up)), (up, fast)
+
+
 def test_module_forward_jitted_as_a_function():
     # thunder.jit(model.forward) reads the module through get_thunder_module (the module itself: there is no
     # ThunderModule for it): its training flag, replaced parameters and a parameter set to None decide hits and
