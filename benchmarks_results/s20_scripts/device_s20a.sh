@@ -1,4 +1,4 @@
-# Session 20, device call A (nvidia-h200): python_state.py on CUDA (nvFuser regions), one callable at a time so that
+# Session 20, device calls A and B (nvidia-h200): python_state.py on CUDA (nvFuser regions), one callable at a time so that
 # a time limit cuts one part, not all. Carry [".device"]; writes to $OUT. Tried here first with DEVICE=cpu (no kit).
 # Call A ran it with LIMIT=42 N=5; call B with SEED=2 N=8 LIMIT=65 CACHES=constant.
 set -uo pipefail
