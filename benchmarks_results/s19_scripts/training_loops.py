@@ -30,6 +30,7 @@ import torch
 
 import thunder
 import thunder.fastpath  # noqa: F401
+from thunder.fastpath.cache_hit import entry_used_last
 
 
 class MLP(torch.nn.Module):
@@ -228,12 +229,6 @@ def fast_state(jitted):
     return (jitted._forward_fn if isinstance(jitted, torch.nn.Module) else jitted)._lc_fastpath_state
 
 
-def used_entry(jitted):
-    """The id of the cache entry that the last call through upstream's path used."""
-    cs = thunder.compile_stats(jitted)
-    return next((id(e) for e in cs.interpreter_cache if e.prologue_traces is cs.last_prologue_traces), None)
-
-
 class CallWatch:
     """Wraps the fast world's forward to count, call by call, hits served by the guards and hits that upstream's
     path served although their entry had a guard."""
@@ -251,7 +246,7 @@ class CallWatch:
         if thunder.cache_hits(self.world.jitted) > hits_before:
             if self.state.published is not None:
                 self.served += 1
-            elif used_entry(self.world.jitted) in guarded_before:
+            elif id(entry_used_last(thunder.compile_stats(self.world.jitted))) in guarded_before:
                 self.too_strict += 1
         return out
 

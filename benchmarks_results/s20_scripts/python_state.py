@@ -40,6 +40,7 @@ import torch
 
 import thunder
 import thunder.fastpath  # noqa: F401
+from thunder.fastpath.cache_hit import entry_used_last
 
 # ------------------------------------------------------------------------------------------------ the callables
 DEVICE = "cpu"  # where the tensors are made (--device): the search makes them under torch.device(DEVICE)
@@ -346,12 +347,6 @@ def counts(f):
     return thunder.cache_hits(f), thunder.cache_misses(f)
 
 
-def used_entry(jitted):
-    """The id of the cache entry that the last call through upstream's path used."""
-    cs = thunder.compile_stats(jitted)
-    return next((id(e) for e in cs.interpreter_cache if e.prologue_traces is cs.last_prologue_traces), None)
-
-
 class Tally:
     def __init__(self):
         self.sequences = self.calls = self.differences = self.too_strict = self.stale = self.hits = 0
@@ -393,7 +388,7 @@ def run_sequence(c: Callable, rng: random.Random, steps: int, cache: str, tally:
             break
         if thunder.cache_hits(fast) > hits_before:
             if state.published is None:
-                tally.too_strict += used_entry(fast) in guarded_before
+                tally.too_strict += id(entry_used_last(thunder.compile_stats(fast))) in guarded_before
             else:
                 tally.hits += 1
         reads = PropertyConfig.reads

@@ -231,6 +231,12 @@ def _undecorated(fn):
     return chain[-1]
 
 
+def entry_used_last(cs):
+    """The cache entry that the last call through upstream's path used (the one whose prologue traces that call
+    published in ``cs``), or None."""
+    return next((e for e in cs.interpreter_cache if e.prologue_traces is cs.last_prologue_traces), None)
+
+
 class _State:
     """The guarded cache entries, newest first, and the bookkeeping that keeps them in step with upstream."""
 
@@ -293,7 +299,7 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
 
     def _guard_used_entry(args, kwargs, result):
         cache = cs.interpreter_cache
-        used = next((e for e in cache if e.prologue_traces is cs.last_prologue_traces), None)
+        used = entry_used_last(cs)
         if used is not None and state.by_entry.get(id(used), (None,))[0] is not used:
             state.by_entry[id(used)] = (used, _make_hit(used, args, kwargs, result))
         hits = []
