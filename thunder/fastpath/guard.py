@@ -61,15 +61,19 @@ def thunder_module_in(compile_data, model):
 
 
 def tensor_matches(t, shape, device: str, dtype: torch.dtype, requires_grad: bool) -> bool:
-    """The prologue's ``check_tensor_metadata``, as a predicate (``None`` in ``shape`` is a symbolic dim)."""
-    return (
-        isinstance(t, torch.Tensor)
-        and len(t.shape) == len(shape)
-        and all(ref is None or d == ref for d, ref in zip(t.shape, shape))
-        and str(t.device) == device
-        and t.dtype == dtype
-        and t.requires_grad == requires_grad
-    )
+    """The prologue's ``check_tensor_metadata``, as a predicate (``None`` in ``shape`` is a symbolic dim).
+
+    Plain loops, no generators: on a miss of an older cache entry this runs once per newer entry tried, and a
+    generator expression per tensor made it cost about three times as much (BENCHMARKS.md, session 21)."""
+    if not isinstance(t, torch.Tensor):
+        return False
+    size = t.shape
+    if len(size) != len(shape):
+        return False
+    for d, ref in zip(size, shape):
+        if ref is not None and not d == ref:  # compared as the prologue compares
+            return False
+    return str(t.device) == device and t.dtype == dtype and t.requires_grad == requires_grad
 
 
 def check_tensors_slowly(tensors, specs, types):
@@ -78,8 +82,9 @@ def check_tensors_slowly(tensors, specs, types):
 
     TensorGuards also rejects what the prologue accepts: a tensor passed twice, other dispatch keys.
     """
-    if not all(tensor_matches(t, *spec) for t, spec in zip(tensors, specs)):
-        return MISS
+    for t, (shape, device, dtype, requires_grad) in zip(tensors, specs):
+        if not tensor_matches(t, shape, device, dtype, requires_grad):
+            return MISS
     if any(type(t) is not typ for t, typ in zip(tensors, types)):
         return DECLINE
     return True

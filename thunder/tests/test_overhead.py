@@ -1308,6 +1308,38 @@ def test_guard_declines_tensor_subclasses():
     assert guard((t(4),), {}) is MISS
 
 
+def test_tensor_matches_agrees_with_the_prologues_check():
+    # After TensorGuards says no, a guard decides MISS with tensor_matches: it must pass exactly where the
+    # prologue's check_tensor_metadata passes (None in a guard's shape is a symbolic dim, a NumberProxy upstream).
+    from thunder.core.proxies import IntegerProxy
+    from thunder.core.trace import TraceCtx, tracectx
+    from thunder.executors.pythonex import _check_tensor_shape_and_metadata_impl as prologue_check
+    from thunder.fastpath.guard import check_tensors_slowly, tensor_matches
+
+    with tracectx(TraceCtx()):
+        symbolic = IntegerProxy(name="s0", value=2)
+    candidates = [
+        torch.ones(2, 3), torch.ones(3, 3), torch.ones(1, 3), torch.ones(2, 4), torch.ones(2, 2), torch.ones(2),
+        torch.ones(2, 3, 1),
+        torch.ones(2, 3, dtype=torch.float64), torch.ones(2, 3, requires_grad=True), torch.ones(2, 3, device="meta"),
+        torch.nn.Parameter(torch.ones(2, 3), requires_grad=False), torch.ones(3, 2).T, [[1.0] * 3] * 2, None, 2.0,
+    ]
+    specs = [((2, 3), "cpu", torch.float32, False), ((None, 3), "cpu", torch.float32, False),
+             ((2, None), "cpu", torch.float64, False), ((2, 3), "cpu", torch.float32, True), ((2, 3), "meta", torch.float32, False)]
+    outcomes = set()
+    for (index, (shape, *rest)), candidate in itertools.product(enumerate(specs), candidates):
+        try:
+            prologue_check(candidate, tuple(symbolic if d is None else d for d in shape), *rest)
+            expected = True
+        except AssertionError:
+            expected = False
+        assert tensor_matches(candidate, shape, *rest) is expected, (shape, rest, candidate)
+        verdict = check_tensors_slowly((candidate,), [(shape, *rest)], [torch.Tensor])
+        assert verdict is (DECLINE if expected and type(candidate) is not torch.Tensor else expected or MISS)
+        outcomes.add((index, expected))
+    assert len(outcomes) == 2 * len(specs)  # each spec passes for some candidate and fails for others
+
+
 # ------------------------------------------------------------------------------------------------ generated sequences
 st = hypothesis.strategies
 
