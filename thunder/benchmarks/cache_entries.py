@@ -35,8 +35,8 @@ def two_inputs(a, b):
 
 
 def make_cases(device: str, n: int):
-    """(name, callable, argument tuples for n shapes, grad mode): a function of two 8-wide tensors of n widths, and
-    a Linear module in inference with n batch sizes."""
+    """(name, callable, argument tuples for n shapes, grad mode): a function of two tensors of 8 x (8 + i), i < n,
+    and a Linear module in inference with n batch sizes."""
     torch.manual_seed(0)
     shapes = [(8, 8 + i) for i in range(n)]
     function_args = [(torch.randn(s, device=device), torch.randn(s, device=device)) for s in shapes]
