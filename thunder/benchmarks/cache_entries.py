@@ -9,7 +9,8 @@ it); the fast path runs each newer entry's guard (a guard that fails returns MIS
 * hits: a function and a module, each called with N shapes in turn (N entries), then timed on the first shape
   (the oldest entry: N - 1 newer entries fail first) and on the last (the newest entry). Medians over repeats,
   all systems interleaved repeat by repeat; "per newer entry" is (oldest - newest) / (N - 1). A row's mark: '='
-  outputs bitwise equal to upstream's and the same hit and miss counts, '!' otherwise.
+  outputs bitwise equal to upstream's, the same hit and miss counts, and the fast call served by a guard; '!'
+  otherwise (the script then exits with 1).
 * first calls: a fresh jitted callable per call (a miss that compiles), upstream and fast interleaved; the
   difference is what the fast path adds to a miss (it builds the entry's guard and hit function).
 """
@@ -74,7 +75,7 @@ def time_hits(name, fn, argsets, grad, repeats, budget_s) -> list[Row]:
     upstream = thunder.jit(fn, fastpath=False)
     fast = thunder.jit(fn, fastpath=True)
     with torch.set_grad_enabled(grad):
-        for _ in range(2):  # the first round makes the entries, the second gives every entry its guard
+        for _ in range(2):  # the first round makes the entries (each gets its guard after its call), the second hits
             for args in argsets:
                 upstream(*args)
                 fast(*args)
