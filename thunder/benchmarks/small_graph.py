@@ -269,18 +269,20 @@ def run_case(case: Case, device: str, repeats: int, budget_s: float, with_compil
             return lambda: f(*case.args).backward()
         return lambda: f(*case.args)
 
-    timers = {}
-    for name, f in systems.items():
-        call = statement(f)
-        for _ in range(3):
-            call()
-        t = tbench.Timer(stmt="call()", globals={"call": call})
-        per_call = t.timeit(10).mean
-        number = max(10, int(budget_s / max(per_call, 1e-7)))
-        timers[name] = (t, number)
-    samples = {name: [] for name in systems}
     ctx = torch.no_grad if case.inference else torch.enable_grad
+    # The warm-up runs in the case's grad mode too: a call in the other mode would make a second cache entry, which
+    # the timed calls would then try first (and fail) on every call.
     with ctx():
+        timers = {}
+        for name, f in systems.items():
+            call = statement(f)
+            for _ in range(3):
+                call()
+            t = tbench.Timer(stmt="call()", globals={"call": call})
+            per_call = t.timeit(10).mean
+            number = max(10, int(budget_s / max(per_call, 1e-7)))
+            timers[name] = (t, number)
+        samples = {name: [] for name in systems}
         for _ in range(repeats):
             for name, (t, number) in timers.items():
                 samples[name].append(t.timeit(number).mean * 1e6)
