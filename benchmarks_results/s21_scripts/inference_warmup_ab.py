@@ -10,12 +10,12 @@ entries", as before the fix), with eager and the computation alone. Medians over
 """
 
 import argparse
+import functools
 import os
 import statistics
 import sys
 
 import torch
-import torch.utils.benchmark as tbench
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "thunder", "benchmarks"))
@@ -53,14 +53,8 @@ def main():
             reference = systems["thunder, one entry"](*case.args)
             for label in ("fast, one entry", "thunder, two entries", "fast, two entries"):
                 assert small_graph.bitwise_equal(systems[label](*case.args), reference), label
-            timers = {}
-            for label, f in systems.items():
-                t = tbench.Timer(stmt="f(*args)", globals={"f": f, "args": case.args})
-                timers[label] = (t, max(10, int(args.budget / max(t.timeit(10).mean, 1e-7))))
-            samples = {label: [] for label in systems}
-            for _ in range(args.repeats):
-                for label, (t, number) in timers.items():
-                    samples[label].append(t.timeit(number).mean * 1e6)
+            calls = {label: functools.partial(f, *case.args) for label, f in systems.items()}
+            samples = small_graph.time_by_budget(calls, args.repeats, args.budget)
         medians = {label: statistics.median(v) for label, v in samples.items()}
         print(f"{name}: " + ", ".join(f"{label} {m:.2f}" for label, m in medians.items()))
         for entries in ("one entry", "two entries"):

@@ -18,17 +18,20 @@ it); the fast path runs each newer entry's guard (a guard that fails returns MIS
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import os
 import statistics
 import sys
 import time
 from dataclasses import asdict, dataclass
 
 import torch
-import torch.utils.benchmark as tbench
 
-import thunder
-import thunder.fastpath  # noqa: F401  (patches thunder.jit; the systems below choose per callable)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import small_graph  # noqa: E402  (timing, output comparison, fast-path state; it imports thunder.fastpath)
+
+import thunder  # noqa: E402
 
 
 def two_inputs(a, b):
@@ -60,14 +63,9 @@ def counts(f):
     return thunder.cache_hits(f), thunder.cache_misses(f)
 
 
-def bitwise_equal(a, b) -> bool:
-    return a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b)
-
-
 def served_by_guard(fast) -> bool:
     """Whether the fast callable's last call was a hit that its generated function served (not upstream's path)."""
-    state = (fast._forward_fn if isinstance(fast, torch.nn.Module) else fast)._lc_fastpath_state
-    return state.published is not None
+    return small_graph.fast_state(fast).published is not None
 
 
 def time_hits(name, fn, argsets, grad, repeats, budget_s) -> list[Row]:
@@ -82,7 +80,7 @@ def time_hits(name, fn, argsets, grad, repeats, budget_s) -> list[Row]:
         oldest, newest = argsets[0], argsets[-1]
         check = {}
         for label, args in (("oldest", oldest), ("newest", newest)):
-            same = bitwise_equal(upstream(*args), fast(*args)) and counts(upstream) == counts(fast)
+            same = small_graph.bitwise_equal(upstream(*args), fast(*args)) and counts(upstream) == counts(fast)
             check[label] = "=" if same and served_by_guard(fast) else "!"
         systems = {
             "eager": (fn, oldest, ""),
@@ -91,15 +89,8 @@ def time_hits(name, fn, argsets, grad, repeats, budget_s) -> list[Row]:
             "thunder newest": (upstream, newest, check["newest"]),
             "fast newest": (fast, newest, check["newest"]),
         }
-        timers = {}
-        for system, (f, args, _) in systems.items():
-            timer = tbench.Timer(stmt="f(*args)", globals={"f": f, "args": args})
-            per_call = timer.timeit(10).mean
-            timers[system] = (timer, max(10, int(budget_s / max(per_call, 1e-7))))
-        samples = {system: [] for system in systems}
-        for _ in range(repeats):
-            for system, (timer, number) in timers.items():
-                samples[system].append(timer.timeit(number).mean * 1e6)
+        calls = {system: functools.partial(f, *args) for system, (f, args, _) in systems.items()}
+        samples = small_graph.time_by_budget(calls, repeats, budget_s)
     return [Row(name, n, s, statistics.median(v), min(v), systems[s][2]) for s, v in samples.items()]
 
 

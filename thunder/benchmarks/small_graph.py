@@ -116,9 +116,14 @@ def make_cases(device: str) -> list[Case]:
 
 
 # ------------------------------------------------------------------------------------------------ the systems
+def fast_state(jitted):
+    """The fast path's state of a callable that ``thunder.jit`` returned (a jitted module's is on its forward)."""
+    return (jitted._forward_fn if isinstance(jitted, torch.nn.Module) else jitted)._lc_fastpath_state
+
+
 def computation_only(fast):
     """The fast callable's hit entry: its computation with the prepared inputs, as the hit path calls it."""
-    state = (fast._forward_fn if isinstance(fast, torch.nn.Module) else fast)._lc_fastpath_state
+    state = fast_state(fast)
     if not state.hits:
         return None
 
@@ -270,22 +275,8 @@ def run_case(case: Case, device: str, repeats: int, budget_s: float, with_compil
         return lambda: f(*case.args)
 
     ctx = torch.no_grad if case.inference else torch.enable_grad
-    # The warm-up runs in the case's grad mode too: a call in the other mode would make a second cache entry, which
-    # the timed calls would then try first (and fail) on every call.
     with ctx():
-        timers = {}
-        for name, f in systems.items():
-            call = statement(f)
-            for _ in range(3):
-                call()
-            t = tbench.Timer(stmt="call()", globals={"call": call})
-            per_call = t.timeit(10).mean
-            number = max(10, int(budget_s / max(per_call, 1e-7)))
-            timers[name] = (t, number)
-        samples = {name: [] for name in systems}
-        for _ in range(repeats):
-            for name, (t, number) in timers.items():
-                samples[name].append(t.timeit(number).mean * 1e6)
+        samples = time_by_budget({name: statement(f) for name, f in systems.items()}, repeats, budget_s)
     rows = []
     for name, s in samples.items():
         rows.append(Row(case.name, name, statistics.median(s), min(s), max(s), check=checks[name], count=case.count, kind=case.kind, samples_us=s))
@@ -294,6 +285,25 @@ def run_case(case: Case, device: str, repeats: int, budget_s: float, with_compil
         r.vs_eager = r.median_us / by_name["eager"].median_us
         r.vs_upstream = r.median_us / by_name["thunder"].median_us
     return rows
+
+
+def time_by_budget(calls: dict, repeats: int, budget_s: float) -> dict[str, list[float]]:
+    """µs per call of each zero-argument callable in ``calls``: one sample per repeat, the callables interleaved repeat
+    by repeat, each sample as many calls as take about ``budget_s`` (estimated after a warm-up). All of it runs in
+    the caller's grad mode: a call in another mode would make a second cache entry, which the timed calls would
+    then try first (and fail) on every call."""
+    timers = {}
+    for name, call in calls.items():
+        for _ in range(3):
+            call()
+        timer = tbench.Timer(stmt="call()", globals={"call": call})
+        per_call = timer.timeit(10).mean
+        timers[name] = (timer, max(10, int(budget_s / max(per_call, 1e-7))))
+    samples = {name: [] for name in calls}
+    for _ in range(repeats):
+        for name, (timer, number) in timers.items():
+            samples[name].append(timer.timeit(number).mean * 1e6)
+    return samples
 
 
 def warm_up(case: Case, seconds: float = 3.0) -> None:
