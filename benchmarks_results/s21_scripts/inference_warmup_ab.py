@@ -1,6 +1,6 @@
 """Session 21 review: what small_graph.py's warm-up in grad mode did to its inference rows (this CPU; not in CI).
 
-Until 2ffcd7c small_graph.py warmed each system up in grad mode, also for the cases that it times under no_grad
+Before ea01fec small_graph.py warmed each system up in grad mode, also for the cases that it times under no_grad
 (RMSNorm, params_*): that made a second cache entry (grad mode on), newer than the case's own, so every timed call
 first failed it (upstream: a prologue that raises; the fast path: a guard). This times, in one process and under
 no_grad, upstream and the fast path with only the case's entry ("one entry") and with that extra entry ("two
