@@ -14,7 +14,8 @@ without the region's layout check while the guard finds the sizes and strides of
 current layout was prepared for (``_entry_layout``). Any other computation made for grad mode on, with no input
 requiring grad, also runs in grad mode as it is while the guard finds the sizes and strides of the call that the
 entry was guarded after, if that call's outputs were all new tensors (``_grad_free_on_layout``).
-The fast callable tries these functions in upstream's order, newest entry first. Anything else
+The fast callable tries these functions in upstream's order, newest entry first, except those whose guards require
+another shape of a tensor passed first: they would miss (``calls_by_first_shape``). Anything else
 (a miss, an entry that has no guard, a guard that declines) goes through upstream's own callable unchanged,
 after which the entry that it used gets its function. A call made while Thunder traces another callable goes to
 upstream's callable at once, as upstream's ``fn_`` does under ``is_tracing()``.
@@ -231,6 +232,27 @@ def _undecorated(fn):
     return chain[-1]
 
 
+def calls_by_first_shape(hits):
+    """The hit functions that a call must try when it passes a tensor first, by that tensor's shape.
+
+    Under "constant values" each input shape gets its own cache entry, and a hit of an older entry first fails the
+    guard of every newer one. A guard that requires another shape of ``args[0]`` (``Guard.first_arg_shape``) fails
+    for such a call, as the entry's prologue does (it checks every dimension exactly), so the call can skip it.
+    Returns ``(by_shape, unshaped)``: ``by_shape[shape]`` the functions of the entries that require ``shape`` or
+    no particular shape there, newest first as upstream tries them; ``unshaped`` those of the latter, for shapes
+    that no entry requires. ``by_shape`` is None (try all) where fewer than two shapes are required: then there is
+    nothing that an older entry's hit could skip.
+    """
+    shapes = {hit.guard.first_arg_shape for hit in hits} - {None}
+    unshaped = tuple(hit.call for hit in hits if hit.guard.first_arg_shape is None)
+    if len(shapes) < 2:
+        return None, unshaped
+    by_shape = {
+        shape: tuple(hit.call for hit in hits if hit.guard.first_arg_shape in (None, shape)) for shape in shapes
+    }
+    return by_shape, unshaped
+
+
 def entry_used_last(cs):
     """The cache entry that the last call through upstream's path used (the one whose prologue traces that call
     published in ``cs``), or None."""
@@ -240,11 +262,15 @@ def entry_used_last(cs):
 class _State:
     """The guarded cache entries, newest first, and the bookkeeping that keeps them in step with upstream."""
 
-    __slots__ = ("hits", "calls", "cache", "n_entries", "published", "by_entry", "unsupported")
+    __slots__ = ("hits", "calls", "calls_by_shape", "unshaped_calls", "cache", "n_entries", "published", "by_entry",
+                 "unsupported")
 
     def __init__(self):
         self.hits: tuple[CacheHit, ...] = ()
         self.calls: tuple = ()  # the hits' generated functions, in the same order
+        # The same, narrowed by the shape of a tensor passed first (see calls_by_first_shape); None: no narrowing.
+        self.calls_by_shape: dict | None = None
+        self.unshaped_calls: tuple = ()
         self.cache = None
         self.n_entries = -1
         self.published = None
@@ -308,8 +334,11 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
             if known is not entry or hit is None:
                 break  # upstream would try this entry before older ones: only upstream can go on
             hits.append(hit)
-        state.hits, state.cache, state.n_entries = tuple(hits), cache, len(cache)
-        state.calls = tuple(hit.call for hit in hits)
+        hits = tuple(hits)
+        if hits != state.hits:
+            state.calls = tuple(hit.call for hit in hits)
+            state.calls_by_shape, state.unshaped_calls = calls_by_first_shape(hits)
+        state.hits, state.cache, state.n_entries = hits, cache, len(cache)
         live = {id(e) for e in cache}  # forget entries that left the cache
         state.by_entry = {k: v for k, v in state.by_entry.items() if k in live}
 
@@ -348,10 +377,17 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
     runtime = {"__cs": cs, "__state": state, "__publish": publish, "__call_with_backward": call_with_backward}
 
     def dispatch(args, kwargs):
-        # One call of the jitted callable: the guarded entries in upstream's order, else upstream's path.
+        # One call of the jitted callable: the guarded entries in upstream's order (less those that require another
+        # shape of a tensor passed first), else upstream's path.
         cache = cs.interpreter_cache
         if cache is state.cache and len(cache) == state.n_entries:
-            for call in state.calls:
+            calls = state.calls
+            if state.calls_by_shape is not None and args and isinstance(args[0], torch.Tensor):
+                try:
+                    calls = state.calls_by_shape.get(args[0].shape, state.unshaped_calls)
+                except Exception:  # no sizes (a strided nested tensor) or sizes that do not hash: try them all
+                    pass
+            for call in calls:
                 result = call(args, kwargs)
                 if result is MISS:
                     continue

@@ -1348,6 +1348,71 @@ def test_tensor_matches_agrees_with_the_prologues_check():
     assert len(outcomes) == 2 * len(specs)  # each spec passes for some candidate and fails for others
 
 
+def test_calls_by_first_shape_keeps_entries_without_a_shape_in_order():
+    from thunder.fastpath.cache_hit import calls_by_first_shape
+
+    def hit(name, shape):
+        return types.SimpleNamespace(call=name, guard=types.SimpleNamespace(first_arg_shape=shape))
+
+    # newest first, as the dispatcher holds them; None: the guard requires no particular shape of args[0]
+    hits = [hit("a1", (2, 3)), hit("n1", None), hit("b", (4,)), hit("a2", (2, 3)), hit("n2", None)]
+    by_shape, unshaped = calls_by_first_shape(hits)
+    assert by_shape == {(2, 3): ("a1", "n1", "a2", "n2"), (4,): ("n1", "b", "n2")}
+    assert unshaped == ("n1", "n2")
+    # One shape required: nothing for an older entry's hit to skip, so no index.
+    assert calls_by_first_shape(hits[:2] + hits[3:]) == (None, ("n1", "n2"))
+
+
+def hit_functions_run(f, *args, **kwargs) -> int:
+    """How many generated hit functions (guards with their hits) one call of the fast callable ``f`` ran."""
+    count = 0
+
+    def profile(frame, event, arg):
+        nonlocal count
+        count += event == "call" and frame.f_code.co_filename == "thunder.fastpath.hit" and frame.f_code.co_name == "hit"
+
+    sys.setprofile(profile)
+    try:
+        f(*args, **kwargs)
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def test_older_entries_hit_without_the_guards_of_other_shapes():
+    def f(a, b):
+        return a * b if isinstance(a, torch.Tensor) else b + a
+
+    shapes = [(2, 3), (3, 3), (4,), (2, 3)]
+    calls = [Call(lambda s=s: ((t(*s), t(*s)), {})) for s in shapes]  # three entries
+    calls += [Call(lambda: ((t(2, 3, dtype=torch.float64), t(2, 3)), {}))]  # the same shape again, other dtype
+    calls += [Call(lambda: ((2.0, t(3)), {})), Call(lambda: ((2.0, t(3)), {}))]  # no tensor first: no shape required
+    calls += [Call(lambda s=s: ((t(*s), t(*s)), {}), expect_fast=True) for s in shapes]
+    calls += [
+        Call(lambda: ((t(2, 3, dtype=torch.float64), t(2, 3)), {}), expect_fast=True),
+        Call(lambda: ((t(5), t(5)), {}), expect_fast=False),  # a shape no entry requires: a miss
+        Call(lambda: ((t(5), t(5)), {}), expect_fast=True),
+        Call(lambda: ((t(2, 3), None), {})),  # raises like upstream
+        Call(lambda: ((), {"a": t(3, 3), "b": t(3, 3)}), expect_fast=False),  # keywords: a new entry
+        Call(lambda: ((), {"a": t(3, 3), "b": t(3, 3)}), expect_fast=True),
+        Call(lambda: ((t(3, 3), t(3, 3)), {}), expect_fast=True),
+    ]
+    up, fast = run_differential(f, calls)
+    state = fast._lc_fastpath_state
+    assert len(state.hits) == 7 and state.calls_by_shape is not None
+    # Newest first: (3, 3) by keywords, (5,), the float first argument, (2, 3) float64, (4,), (3, 3), (2, 3).
+    # A hit of an older entry skips the guards that require another shape of args[0], not those of the entries
+    # that require none (the keywords, the float).
+    hits, misses = hits_misses(fast)
+    assert hit_functions_run(fast, t(2, 3), t(2, 3)) == 4  # keywords, float, (2, 3) float64, then the hit
+    assert hit_functions_run(fast, t(4), t(4)) == 3
+    assert hit_functions_run(fast, 2.0, t(3)) == 3  # not a tensor first: every entry in turn up to the hit
+    assert hits_misses(fast) == (hits + 3, misses)
+    # No entry requires (6,): only the guards of those that require no shape, then upstream's path (a miss).
+    assert hit_functions_run(fast, t(6), t(6)) == 2
+    assert hits_misses(fast) == (hits + 3, misses + 1)
+
+
 # ------------------------------------------------------------------------------------------------ generated sequences
 st = hypothesis.strategies
 
