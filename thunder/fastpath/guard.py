@@ -151,6 +151,8 @@ class GuardBuilder:
         self.thunder_module_names: set[str] = set()
         self.function_obj_names: set[str] = set()
         self.hoisted: set[str] = set()  # locals bound once per guard (a ThunderModule's dicts, its model)
+        # Parameters read from the jitted module's ThunderModule's _overrides_parameters (see tensor_check)
+        self.overridden_parameters: set[str] = set()
         self.returned = None
 
     # -- helpers -----------------------------------------------------------------------------------
@@ -296,7 +298,13 @@ class GuardBuilder:
         # ThunderModule.get_parameter and friends: an override dict first, then the wrapped model.
         local = self.hoist(f"__{module.name}{overrides}", f"{module.name}.{overrides}")
         self.emit(f"{out.name} = {local}.get({name!r}, __null)")
-        self.emit(f"if {out.name} is __null: {out.name} = {module.name}.{getter}({name!r})")
+        if sid != PrimIDs.UNPACK_PARAMETER:
+            self.emit(f"if {out.name} is __null: {out.name} = {module.name}.{getter}({name!r})")
+            return
+        self.overridden_parameters.add(out.name)
+        self.emit(f"if {out.name} is __null:")
+        self.emit(f"    {out.name} = {module.name}.{getter}({name!r})")
+        self.emit(f"    if {out.name}.is_nested: return __MISS")  # not from the dict: checked here (tensor_check)
 
     def check_tensor(self, t, shape, device, dtype, requires_grad) -> None:
         shape = tuple(None if isinstance(d, Proxy) else int(d) for d in shape)
@@ -448,8 +456,17 @@ class GuardBuilder:
             f"    __verdict = __check_tensors_slowly(({names},), __tensor_specs, __tensor_types)",
             "    if __verdict is not True: return __verdict",
         ]
-        plain = [f"if not __tensor_guards.check({names}):", *slowly]
+        # TensorGuards reads every tensor's strides, and a strided nested tensor's strides raise a C++ error that
+        # aborts the process there; the prologue fails on one (its shape raises), so it is a miss. Parameters found
+        # in a ThunderModule's _overrides_parameters are left out, at ~0.05 µs each: that dict is filled at jit
+        # time, and load_state_dict(assign=True), which replaces its values, reads their shapes, which a nested
+        # tensor refuses.
+        maybe_nested = [s.name for s in specs if s.name not in self.overridden_parameters]
+        not_nested = ["if " + " or ".join(f"{n}.is_nested" for n in maybe_nested) + ": return __MISS"]
+        not_nested = not_nested if maybe_nested else []
+        plain = [*not_nested, f"if not __tensor_guards.check({names}):", *slowly]
         noting_layout = [
+            *not_nested,
             f"__same_layout = __observed_layout.check({names})",
             f"if not (__same_layout or __tensor_guards.check({names})):",
             *slowly,
