@@ -458,12 +458,12 @@ class GuardBuilder:
         ]
         # TensorGuards reads every tensor's strides, and a strided nested tensor's strides raise a C++ error that
         # aborts the process there; the prologue fails on one (its shape raises), so it is a miss. Parameters found
-        # in a ThunderModule's _overrides_parameters are left out, at ~0.05 µs each: that dict is filled at jit
-        # time, and load_state_dict(assign=True), which replaces its values, reads their shapes, which a nested
-        # tensor refuses.
+        # in a ThunderModule's _overrides_parameters are left out (a read costs ~0.05 µs on a slow CPU, and modules
+        # have many): that dict is filled at jit time, and load_state_dict(assign=True), which replaces its values,
+        # reads their shapes, which a nested tensor refuses.
         maybe_nested = [s.name for s in specs if s.name not in self.overridden_parameters]
-        not_nested = ["if " + " or ".join(f"{n}.is_nested" for n in maybe_nested) + ": return __MISS"]
-        not_nested = not_nested if maybe_nested else []
+        any_nested = " or ".join(f"{name}.is_nested" for name in maybe_nested)
+        not_nested = [f"if {any_nested}: return __MISS"] if maybe_nested else []
         plain = [*not_nested, f"if not __tensor_guards.check({names}):", *slowly]
         noting_layout = [
             *not_nested,
