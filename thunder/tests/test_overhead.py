@@ -580,7 +580,8 @@ def test_strided_nested_tensors_miss_like_upstream():
     # the process there; the guard must not hand it one. In a subprocess, which such an abort would end.
     out = subprocess.run([sys.executable, "-c", STRIDED_NESTED_SCRIPT], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
-    upstream, fast = out.stdout.strip().split("\n")[:2], out.stdout.strip().split("\n")[2:]
+    lines = out.stdout.strip().split("\n")
+    upstream, fast = lines[:2], lines[2:]
     assert upstream == fast and len(fast) == 2, out.stdout
 
 
@@ -1414,7 +1415,8 @@ def hit_functions_run(f, *args, **kwargs) -> int:
 
     def profile(frame, event, arg):
         nonlocal count
-        count += event == "call" and frame.f_code.co_filename == "thunder.fastpath.hit" and frame.f_code.co_name == "hit"
+        code = frame.f_code
+        count += event == "call" and code.co_filename == "thunder.fastpath.hit" and code.co_name == "hit"
 
     sys.setprofile(profile)
     try:
