@@ -7,7 +7,9 @@ Upstream runs each newer entry's prologue until one passes (a prologue that fail
 it); the fast path runs each newer entry's guard (a guard that fails returns MISS). Two measurements:
 
 * hits: a function and a module, each called with N shapes in turn (N entries), then timed on the first shape
-  (the oldest entry: N - 1 newer entries fail first) and on the last (the newest entry). Medians over repeats,
+  (the oldest entry: N - 1 newer entries fail first) and on the last (the newest entry). The same with the
+  changing shape passed elsewhere than first: as the second argument, or by keyword (the fast path skips the
+  guards of entries that require another shape at the position where the entries' shapes differ most). Medians over repeats,
   all systems interleaved repeat by repeat; "per newer entry" is (oldest - newest) / (N - 1). A row's mark: '='
   outputs bitwise equal to upstream's, the same hit and miss counts, and the fast call served by a guard; '!'
   otherwise (the script then exits with 1).
@@ -38,6 +40,10 @@ def two_inputs(a, b):
     return a * b + a
 
 
+def matmul(w, x):
+    return w @ x
+
+
 def make_cases(device: str, n: int):
     """(name, callable, argument tuples for n shapes, grad mode): a function of two tensors of 8 x (8 + i), i < n,
     and a Linear module in inference with n batch sizes."""
@@ -47,6 +53,23 @@ def make_cases(device: str, n: int):
     linear = torch.nn.Linear(64, 64).to(device)
     module_args = [(torch.randn(1 + i, 64, device=device),) for i in range(n)]
     return [("two_inputs", two_inputs, function_args, True), ("linear_batches", linear, module_args, False)]
+
+
+def make_elsewhere_cases(device: str, n: int):
+    """(name, callable, (args, kwargs) for n shapes, grad mode), the shape that changes passed elsewhere than first:
+    two_inputs by keywords; a fixed 8 x 8 matrix times one of 8 x (8 + i); the Linear with its input by keyword."""
+    torch.manual_seed(0)
+    shapes = [(8, 8 + i) for i in range(n)]
+    keyword_calls = [((), {"a": torch.randn(s, device=device), "b": torch.randn(s, device=device)}) for s in shapes]
+    w = torch.randn(8, 8, device=device)
+    second_calls = [((w, torch.randn(s, device=device)), {}) for s in shapes]
+    linear = torch.nn.Linear(64, 64).to(device)
+    module_calls = [((), {"input": torch.randn(1 + i, 64, device=device)}) for i in range(n)]
+    return [
+        ("two_inputs_kw", two_inputs, keyword_calls, True),
+        ("matmul_second", matmul, second_calls, True),
+        ("linear_kw", linear, module_calls, False),
+    ]
 
 
 @dataclass
@@ -68,19 +91,21 @@ def served_by_guard(fast) -> bool:
     return small_graph.fast_state(fast).published is not None
 
 
-def time_hits(name, fn, argsets, grad, repeats, budget_s) -> list[Row]:
-    n = len(argsets)
+def time_hits(name, fn, calls, grad, repeats, budget_s) -> list[Row]:
+    """``calls``: (args, kwargs) for each shape."""
+    n = len(calls)
     upstream = thunder.jit(fn, fastpath=False)
     fast = thunder.jit(fn, fastpath=True)
     with torch.set_grad_enabled(grad):
         for _ in range(2):  # the first round makes the entries (each gets its guard after its call), the second hits
-            for args in argsets:
-                upstream(*args)
-                fast(*args)
-        oldest, newest = argsets[0], argsets[-1]
+            for args, kwargs in calls:
+                upstream(*args, **kwargs)
+                fast(*args, **kwargs)
+        oldest, newest = calls[0], calls[-1]
         check = {}
-        for label, args in (("oldest", oldest), ("newest", newest)):
-            same = small_graph.bitwise_equal(upstream(*args), fast(*args)) and counts(upstream) == counts(fast)
+        for label, (args, kwargs) in (("oldest", oldest), ("newest", newest)):
+            same = small_graph.bitwise_equal(upstream(*args, **kwargs), fast(*args, **kwargs))
+            same = same and counts(upstream) == counts(fast)
             check[label] = "=" if same and served_by_guard(fast) else "!"
         systems = {
             "eager": (fn, oldest, ""),
@@ -89,7 +114,7 @@ def time_hits(name, fn, argsets, grad, repeats, budget_s) -> list[Row]:
             "thunder newest": (upstream, newest, check["newest"]),
             "fast newest": (fast, newest, check["newest"]),
         }
-        calls = {system: functools.partial(f, *args) for system, (f, args, _) in systems.items()}
+        calls = {system: functools.partial(f, *a, **kw) for system, (f, (a, kw), _) in systems.items()}
         samples = small_graph.time_by_budget(calls, repeats, budget_s)
     return [Row(name, n, s, statistics.median(v), min(v), systems[s][2]) for s, v in samples.items()]
 
@@ -133,7 +158,9 @@ def main(argv=None) -> int:
     rows = []
     for n in map(int, args.entries.split(",")):
         for name, fn, argsets, grad in make_cases(args.device, n):
-            rows += time_hits(name, fn, argsets, grad, repeats, budget_s)
+            rows += time_hits(name, fn, [(a, {}) for a in argsets], grad, repeats, budget_s)
+        for name, fn, calls, grad in make_elsewhere_cases(args.device, n):
+            rows += time_hits(name, fn, calls, grad, repeats, budget_s)
     for name, fn, argsets, grad in make_cases(args.device, 1):
         rows += time_first_calls(name, fn, argsets[0], grad, first_calls)
     print(f"{'case':<16} {'entries':>7} {'system':<20} {'median us':>10} {'min':>9}  out")

@@ -15,7 +15,7 @@ current layout was prepared for (``_entry_layout``). Any other computation made 
 requiring grad, also runs in grad mode as it is while the guard finds the sizes and strides of the call that the
 entry was guarded after, if that call's outputs were all new tensors (``_grad_free_on_layout``).
 The fast callable tries these functions in upstream's order, newest entry first, except those whose guards require
-another shape of a tensor passed first: they would miss (``calls_by_first_shape``). Anything else
+another shape of the tensor passed at one argument position: they would miss (``calls_by_shape``). Anything else
 (a miss, an entry that has no guard, a guard that declines) goes through upstream's own callable unchanged,
 after which the entry that it used gets its function. A call made while Thunder traces another callable goes to
 upstream's callable at once, as upstream's ``fn_`` does under ``is_tracing()``.
@@ -232,25 +232,33 @@ def _undecorated(fn):
     return chain[-1]
 
 
-def calls_by_first_shape(hits):
-    """The hit functions that a call must try when it passes a tensor first, by that tensor's shape.
+def calls_by_shape(hits):
+    """The hit functions that a call must try, by the shape of the tensor that it passes at one argument position.
 
     Under "constant values" each input shape gets its own cache entry, and a hit of an older entry first fails the
-    guard of every newer one. A guard that requires another shape of ``args[0]`` (``Guard.first_arg_shape``) fails
-    for such a call, as the entry's prologue does (it checks every dimension exactly), so the call can skip it.
-    Returns ``(by_shape, unshaped)``: ``by_shape[shape]`` the functions of the entries that require ``shape`` or
-    no particular shape there, newest first as upstream tries them; ``unshaped`` those of the latter, for shapes
-    that no entry requires. ``by_shape`` is None (try all) where fewer than two shapes are required: then there is
-    nothing that an older entry's hit could skip.
+    guard of every newer one. A guard that requires another shape of a tensor argument (``Guard.arg_shapes``)
+    fails for such a call, as the entry's prologue does (it checks every dimension exactly), so the call can skip
+    it. The position chosen is the one (an index into args, or a keyword) where the guards require the most
+    distinct shapes; on a tie, the first found (newest entry first, each in its prologue's order).
+    Returns ``(position, by_shape, unshaped)``: ``by_shape[shape]`` the functions of the entries that require
+    ``shape`` or no particular shape there, newest first as upstream tries them; ``unshaped`` those of the latter,
+    for shapes that no entry requires. ``position`` is None (try all) where no position has two shapes or more:
+    then there is nothing that an older entry's hit could skip.
     """
-    shapes = {hit.guard.first_arg_shape for hit in hits} - {None}
-    unshaped = tuple(hit.call for hit in hits if hit.guard.first_arg_shape is None)
-    if len(shapes) < 2:
-        return None, unshaped
+    shapes_at: dict = {}  # position -> the shapes required there, in order of appearance
+    for hit in hits:
+        for position, shape in hit.guard.arg_shapes.items():
+            shapes_at.setdefault(position, {})[shape] = None
+    position = max(shapes_at, key=lambda p: len(shapes_at[p]), default=None)
+    if position is None or len(shapes_at[position]) < 2:
+        return None, None, ()
+    required = [hit.guard.arg_shapes.get(position) for hit in hits]
+    unshaped = tuple(hit.call for hit, shape in zip(hits, required) if shape is None)
     by_shape = {
-        shape: tuple(hit.call for hit in hits if hit.guard.first_arg_shape in (None, shape)) for shape in shapes
+        shape: tuple(hit.call for hit, req in zip(hits, required) if req is None or req == shape)
+        for shape in shapes_at[position]
     }
-    return by_shape, unshaped
+    return position, by_shape, unshaped
 
 
 def entry_used_last(cs):
@@ -262,13 +270,15 @@ def entry_used_last(cs):
 class _State:
     """The guarded cache entries, newest first, and the bookkeeping that keeps them in step with upstream."""
 
-    __slots__ = ("hits", "calls", "calls_by_shape", "unshaped_calls", "cache", "n_entries", "published", "by_entry",
-                 "unsupported")
+    __slots__ = ("hits", "calls", "shape_position", "calls_by_shape", "unshaped_calls", "cache", "n_entries",
+                 "published", "by_entry", "unsupported")
 
     def __init__(self):
         self.hits: tuple[CacheHit, ...] = ()
         self.calls: tuple = ()  # the hits' generated functions, in the same order
-        # The same, narrowed by the shape of a tensor passed first (see calls_by_first_shape); None: no narrowing.
+        # The same, narrowed by the shape of the tensor passed at shape_position (an index into args, or a keyword;
+        # None: no narrowing). See calls_by_shape.
+        self.shape_position: int | str | None = None
         self.calls_by_shape: dict | None = None
         self.unshaped_calls: tuple = ()
         self.cache = None
@@ -337,7 +347,7 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
         hits = tuple(hits)
         if hits != state.hits:
             state.calls = tuple(hit.call for hit in hits)
-            state.calls_by_shape, state.unshaped_calls = calls_by_first_shape(hits)
+            state.shape_position, state.calls_by_shape, state.unshaped_calls = calls_by_shape(hits)
         state.hits, state.cache, state.n_entries = hits, cache, len(cache)
         live = {id(e) for e in cache}  # forget entries that left the cache
         state.by_entry = {k: v for k, v in state.by_entry.items() if k in live}
@@ -378,15 +388,21 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
 
     def dispatch(args, kwargs):
         # One call of the jitted callable: the guarded entries in upstream's order (less those that require another
-        # shape of a tensor passed first), else upstream's path.
+        # shape of the tensor passed at state.shape_position), else upstream's path.
         cache = cs.interpreter_cache
         if cache is state.cache and len(cache) == state.n_entries:
             calls = state.calls
-            if state.calls_by_shape is not None and args and isinstance(args[0], torch.Tensor):
-                try:
-                    calls = state.calls_by_shape.get(args[0].shape, state.unshaped_calls)
-                except Exception:  # no sizes (a strided nested tensor) or sizes that do not hash: try them all
-                    pass
+            position = state.shape_position
+            if position is not None:
+                if type(position) is str:
+                    x = kwargs.get(position)
+                else:
+                    x = args[position] if position < len(args) else None
+                if isinstance(x, torch.Tensor):
+                    try:
+                        calls = state.calls_by_shape.get(x.shape, state.unshaped_calls)
+                    except Exception:  # no sizes (a strided nested tensor) or sizes that do not hash: try them all
+                        pass
             for call in calls:
                 result = call(args, kwargs)
                 if result is MISS:

@@ -479,7 +479,7 @@ class Guard:
     and, by ``compile_with``, in front of the code that a hit runs (the fast path's per-entry function)."""
 
     def __init__(self, checks, namespace, input_list, pro_to_epi, grad_enabled, no_grad_inputs,
-                 checks_noting_layout=None, tensor_names=(), first_arg_shape=None):
+                 checks_noting_layout=None, tensor_names=(), arg_shapes=None):
         self.checks = checks
         # The same checks, also setting `__same_layout`: every tensor has the sizes and strides of the call that the
         # guard was built from (None without tensors); `tensor_names`: the tensors that the guard checks.
@@ -491,10 +491,10 @@ class Guard:
         self.pro_to_epi = pro_to_epi  # what the prologue passes to the epilogue, as source
         self.grad_enabled = grad_enabled  # the grad mode the entry was made for
         self.no_grad_inputs = no_grad_inputs  # no tensor among the arguments requires grad (the guard pins it)
-        # The shape that the guard requires of args[0], a tensor, in every dimension (a tuple of ints); None where
-        # it requires no such thing. Any other shape there is a miss, as for the prologue: the dispatcher skips
-        # this guard for such calls (cache_hit.py, calls_by_first_shape).
-        self.first_arg_shape = first_arg_shape
+        # The shapes that the guard requires, in every dimension (tuples of ints), of tensors passed as arguments:
+        # {position: shape}, a position being an index into args or a keyword. Any other shape there is a miss, as
+        # for the prologue: the dispatcher skips this guard for such calls (cache_hit.py, calls_by_shape).
+        self.arg_shapes = arg_shapes or {}
 
     @functools.cached_property
     def check(self):
@@ -542,12 +542,13 @@ def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, compile_da
     no_grad_inputs = all(not isinstance(x, TensorProxy) or x.name in pinned_no_grad for x in returned[0])
     checks = body + state + tensors + aliasing
     noting_layout = body + state + tensors_noting_layout + aliasing if tensors_noting_layout else None
-    first_arg_shape = next(
-        (s.shape for s in builder.tensors if builder.top_level.get(s.name) == ("args", 0) and None not in s.shape),
-        None,
-    )
+    arg_shapes = {
+        builder.top_level[s.name][1]: s.shape
+        for s in builder.tensors
+        if s.name in builder.top_level and None not in s.shape
+    }
     return Guard(checks, builder.globals, input_list, pro_to_epi, builder.grad_enabled, no_grad_inputs,
-                 noting_layout, (s.name for s in builder.tensors), first_arg_shape)
+                 noting_layout, (s.name for s in builder.tensors), arg_shapes)
 
 
 def _function_source(name: str, body: list[str], final: list[str]) -> str:

@@ -1394,19 +1394,33 @@ def test_tensor_matches_agrees_with_the_prologues_check():
     assert len(outcomes) == 2 * len(specs)  # each spec passes for some candidate and fails for others
 
 
-def test_calls_by_first_shape_keeps_entries_without_a_shape_in_order():
-    from thunder.fastpath.cache_hit import calls_by_first_shape
+def test_calls_by_shape_picks_the_position_with_most_shapes_and_keeps_entries_without_one_in_order():
+    from thunder.fastpath.cache_hit import calls_by_shape
 
-    def hit(name, shape):
-        return types.SimpleNamespace(call=name, guard=types.SimpleNamespace(first_arg_shape=shape))
+    def hit(name, shapes):  # shapes: {position: shape}, a position being an index into args or a keyword
+        return types.SimpleNamespace(call=name, guard=types.SimpleNamespace(arg_shapes=shapes))
 
-    # newest first, as the dispatcher holds them; None: the guard requires no particular shape of args[0]
-    hits = [hit("a1", (2, 3)), hit("n1", None), hit("b", (4,)), hit("a2", (2, 3)), hit("n2", None)]
-    by_shape, unshaped = calls_by_first_shape(hits)
+    # Newest first, as the dispatcher holds them. Position 0 has two shapes, position 1 and "k" one each.
+    hits = [
+        hit("a1", {0: (2, 3), 1: (7,)}),
+        hit("n1", {1: (7,)}),  # no shape required of args[0]
+        hit("b", {0: (4,), 1: (7,)}),
+        hit("a2", {0: (2, 3), "k": (1,)}),
+        hit("n2", {}),
+    ]
+    position, by_shape, unshaped = calls_by_shape(hits)
+    assert position == 0
     assert by_shape == {(2, 3): ("a1", "n1", "a2", "n2"), (4,): ("n1", "b", "n2")}
     assert unshaped == ("n1", "n2")
-    # One shape required: nothing for an older entry's hit to skip, so no index.
-    assert calls_by_first_shape(hits[:2] + hits[3:]) == (None, ("n1", "n2"))
+    # A keyword with more shapes than any index.
+    keyword = [hit("x1", {"x": (1,), 0: (5,)}), hit("x2", {"x": (2,), 0: (6,)}), hit("x3", {"x": (3,), 0: (5,)})]
+    position, by_shape, unshaped = calls_by_shape(keyword)
+    assert (position, by_shape[(2,)], unshaped) == ("x", ("x2",), ())
+    # A tie goes to the position found first (newest entry first, each in its prologue's order).
+    assert calls_by_shape(keyword[:2])[0] == "x"
+    # One shape per position: nothing for an older entry's hit to skip, so no index.
+    assert calls_by_shape(hits[:2] + hits[3:]) == (None, None, ())
+    assert calls_by_shape([]) == (None, None, ())
 
 
 def hit_functions_run(f, *args, **kwargs) -> int:
@@ -1446,18 +1460,55 @@ def test_older_entries_hit_without_the_guards_of_other_shapes():
     ]
     up, fast = run_differential(f, calls)
     state = fast._lc_fastpath_state
-    assert len(state.hits) == 7 and state.calls_by_shape is not None
     # Newest first: (3, 3) by keywords, (5,), the float first argument, (2, 3) float64, (4,), (3, 3), (2, 3).
-    # A hit of an older entry skips the guards that require another shape of args[0], not those of the entries
-    # that require none (the keywords, the float).
+    # args[1] has five shapes (the float entry's (3,) too), args[0] four: the index is by args[1].
+    assert len(state.hits) == 7 and state.shape_position == 1
+    # A hit of an older entry skips the guards that require another shape of args[1], not those of the entries
+    # that require none (the keywords).
     hits, misses = hits_misses(fast)
-    assert hit_functions_run(fast, t(2, 3), t(2, 3)) == 4  # keywords, float, (2, 3) float64, then the hit
-    assert hit_functions_run(fast, t(4), t(4)) == 3
-    assert hit_functions_run(fast, 2.0, t(3)) == 3  # not a tensor first: every entry in turn up to the hit
+    assert hit_functions_run(fast, t(2, 3), t(2, 3)) == 3  # keywords, (2, 3) float64, then the hit
+    assert hit_functions_run(fast, t(4), t(4)) == 2
+    assert hit_functions_run(fast, 2.0, t(3)) == 2
     assert hits_misses(fast) == (hits + 3, misses)
     # No entry requires (6,): only the guards of those that require no shape, then upstream's path (a miss).
-    assert hit_functions_run(fast, t(6), t(6)) == 2
+    assert hit_functions_run(fast, t(6), t(6)) == 1
     assert hits_misses(fast) == (hits + 3, misses + 1)
+
+
+def test_the_index_follows_the_argument_whose_shape_changes():
+    # The shape that tells entries apart may come with a keyword or as another argument than the first: the index
+    # is by the position where the entries require the most shapes.
+    def f(a, b=None):
+        return a + 1 if b is None else a * b.sum()
+
+    sizes = [1, 2, 3, 4]
+    for by_keyword in (False, True):
+        def make(n, by_keyword=by_keyword):
+            return ((), {"a": t(2), "b": t(n)}) if by_keyword else ((t(2), t(n)), {})
+
+        calls = [Call(functools.partial(make, n)) for n in sizes]
+        calls += [Call(lambda: ((t(2),), {}), expect_fast=False)]  # no b: requires no shape there
+        calls += [Call(functools.partial(make, n), expect_fast=True) for n in sizes]
+        calls += [Call(lambda: ((t(2),), {}), expect_fast=True), Call(functools.partial(make, 5), expect_fast=False)]
+        up, fast = run_differential(f, calls)
+        state = fast._lc_fastpath_state
+        # Newest first: b of size 5, no b, 4, 3, 2, 1.
+        assert state.shape_position == ("b" if by_keyword else 1)
+        args, kwargs = make(1)
+        assert hit_functions_run(fast, *args, **kwargs) == 2  # the entry without b, then the oldest entry's hit
+        assert hit_functions_run(fast, t(2)) == 2  # no b: every entry in turn up to the hit
+        args, kwargs = make(7)
+        hits, misses = hits_misses(fast)
+        assert hit_functions_run(fast, *args, **kwargs) == 1  # a shape that no entry requires: a miss
+        assert hits_misses(fast) == (hits, misses + 1)
+
+    # A module called with a keyword: the same index (FastThunderModule.__call__ passes the keywords on).
+    linear = torch.nn.Linear(4, 2)
+    calls = [Call(lambda n=n: ((), {"input": t(n, 4)})) for n in sizes]
+    calls += [Call(lambda n=n: ((), {"input": t(n, 4)}), expect_fast=True) for n in sizes]
+    up, fast = run_differential(linear, calls, module=True)
+    assert fast._forward_fn._lc_fastpath_state.shape_position == "input"
+    assert hit_functions_run(fast._forward_fn, input=t(1, 4)) == 1
 
 
 # ------------------------------------------------------------------------------------------------ generated sequences
@@ -1488,6 +1539,33 @@ def test_generated_call_sequences(sequence):
         for shape, dtype, grad, n, column_major in sequence
     ]
     run_differential(lambda a, n: (a.exp() * n - a, a.reshape(-1)), calls)
+
+
+@hypothesis.settings(deadline=None, max_examples=25, suppress_health_check=list(hypothesis.HealthCheck))
+@hypothesis.given(
+    st.sampled_from(["constant values", "symbolic values"]),
+    st.lists(
+        st.tuples(
+            st.sampled_from([(2,), (3,)]),  # a
+            st.sampled_from([None, (2,), (3,), (2, 2)]),  # b, None: left out
+            st.booleans(),  # a and b by keyword
+        ),
+        min_size=1,
+        max_size=10,
+    ),
+)
+def test_generated_call_sequences_with_shapes_at_several_positions(cache, sequence):
+    # The dispatcher skips the guards that require another shape at the position where the entries' shapes differ
+    # most (an index into args or a keyword), which changes as entries come: outputs, hits and misses as upstream's.
+    def f(a, b=None):
+        return a.sum() * 2 if b is None else a.sum() + b.sum()
+
+    def make(a_shape, b_shape, by_keyword):
+        values = {"a": t(*a_shape)} if b_shape is None else {"a": t(*a_shape), "b": t(*b_shape, seed=1)}
+        return ((), values) if by_keyword else (tuple(values.values()), {})
+
+    calls = [Call(functools.partial(make, *step)) for step in sequence]
+    run_differential(f, calls + calls, cache=cache)
 
 
 # ------------------------------------------------------------------------------------------------ nvFuser regions
