@@ -2,7 +2,9 @@
 index looked at the first argument only), on and off in one process (this CPU or the H200's host; not in CI).
 
 Two fast callables per case and number of entries, made and warmed up alike; on the second ("scan") the index is
-then switched off (its state's ``shape_position`` set to None, which the dispatcher reads as "try every entry").
+then switched off (its state's ``shape_index`` set to None, which the dispatcher reads as "try every entry"; the
+runs logged in session 23 were made at 89f4208, where the state held the index as three attributes and the script
+set ``shape_position`` to None instead).
 Both are timed on the oldest entry (N - 1 newer entries: the index skips their guards, the scan runs and fails
 each) and on the newest (the index's own cost: reading the argument, the key lookup), with eager on the oldest
 entry's arguments. Cases: cache_entries.py's, the shape that changes passed first (two_inputs, linear_batches: the
@@ -57,8 +59,9 @@ def main():
                     for a, kw in calls:
                         for f in (upstream, indexed, scan):
                             f(*a, **kw)
-                position = small_graph.fast_state(indexed).shape_position
-                small_graph.fast_state(scan).shape_position = None
+                index = small_graph.fast_state(indexed).shape_index
+                position = index and index[0]
+                small_graph.fast_state(scan).shape_index = None
                 ok = n == 1 or position is not None
                 for a, kw in (oldest, newest):
                     expected = upstream(*a, **kw)
@@ -74,7 +77,7 @@ def main():
                 }
                 misses = [thunder.cache_misses(f) for f in (indexed, scan)]
                 samples = small_graph.time_by_budget(timed, args.repeats, args.budget)
-                ok &= small_graph.fast_state(scan).shape_position is None  # no entry came or went while timed
+                ok &= small_graph.fast_state(scan).shape_index is None  # no entry came or went while timed
                 ok &= misses == [thunder.cache_misses(f) for f in (indexed, scan)]  # every timed call a hit
             failed |= not ok
             med = {k: statistics.median(v) for k, v in samples.items()}

@@ -240,10 +240,10 @@ def calls_by_shape(hits):
     fails for such a call, as the entry's prologue does (it checks every dimension exactly), so the call can skip
     it. The position chosen is the one (an index into args, or a keyword) where the guards require the most
     distinct shapes; on a tie, the first found (newest entry first, each in its prologue's order).
-    Returns ``(position, by_shape, unshaped)``: ``by_shape[shape]`` the functions of the entries that require
-    ``shape`` or no particular shape there, newest first as upstream tries them; ``unshaped`` those of the latter,
-    for shapes that no entry requires. ``position`` is None (try all) where no position has two shapes or more:
-    then there is nothing that an older entry's hit could skip.
+    Returns the index, ``(position, by_shape, unshaped)``: ``by_shape[shape]`` the functions of the entries that
+    require ``shape`` or no particular shape there, newest first as upstream tries them; ``unshaped`` those of the
+    latter, for shapes that no entry requires. None (try all) where no position has two shapes or more: then there
+    is nothing that an older entry's hit could skip.
     """
     shapes_at: dict = {}  # position -> the shapes required there, in order of appearance
     for hit in hits:
@@ -251,7 +251,7 @@ def calls_by_shape(hits):
             shapes_at.setdefault(position, {})[shape] = None
     position = max(shapes_at, key=lambda p: len(shapes_at[p]), default=None)
     if position is None or len(shapes_at[position]) < 2:
-        return None, None, ()
+        return None
     required = [hit.guard.arg_shapes.get(position) for hit in hits]
     unshaped = tuple(hit.call for hit, shape in zip(hits, required) if shape is None)
     by_shape = {
@@ -270,17 +270,15 @@ def entry_used_last(cs):
 class _State:
     """The guarded cache entries, newest first, and the bookkeeping that keeps them in step with upstream."""
 
-    __slots__ = ("hits", "calls", "shape_position", "calls_by_shape", "unshaped_calls", "cache", "n_entries",
-                 "published", "by_entry", "unsupported")
+    __slots__ = ("hits", "calls", "shape_index", "cache", "n_entries", "published", "by_entry", "unsupported")
 
     def __init__(self):
         self.hits: tuple[CacheHit, ...] = ()
         self.calls: tuple = ()  # the hits' generated functions, in the same order
-        # The same, narrowed by the shape of the tensor passed at shape_position (an index into args, or a keyword;
-        # None: no narrowing). See calls_by_shape.
-        self.shape_position: int | str | None = None
-        self.calls_by_shape: dict | None = None
-        self.unshaped_calls: tuple = ()
+        # The same, narrowed by the shape of the tensor passed at one position: (position, by_shape, unshaped) or
+        # None (see calls_by_shape). One attribute, so that a thread never reads one index's position with
+        # another's buckets.
+        self.shape_index: tuple | None = None
         self.cache = None
         self.n_entries = -1
         self.published = None
@@ -347,7 +345,7 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
         hits = tuple(hits)
         if hits != state.hits:
             state.calls = tuple(hit.call for hit in hits)
-            state.shape_position, state.calls_by_shape, state.unshaped_calls = calls_by_shape(hits)
+            state.shape_index = calls_by_shape(hits)
         state.hits, state.cache, state.n_entries = hits, cache, len(cache)
         live = {id(e) for e in cache}  # forget entries that left the cache
         state.by_entry = {k: v for k, v in state.by_entry.items() if k in live}
@@ -388,19 +386,20 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
 
     def dispatch(args, kwargs):
         # One call of the jitted callable: the guarded entries in upstream's order (less those that require another
-        # shape of the tensor passed at state.shape_position), else upstream's path.
+        # shape of the tensor passed at the index's position), else upstream's path.
         cache = cs.interpreter_cache
         if cache is state.cache and len(cache) == state.n_entries:
             calls = state.calls
-            position = state.shape_position
-            if position is not None:
+            index = state.shape_index
+            if index is not None:
+                position, by_shape, unshaped = index
                 if type(position) is str:
                     x = kwargs.get(position)
                 else:
                     x = args[position] if position < len(args) else None
                 if isinstance(x, torch.Tensor):
                     try:
-                        calls = state.calls_by_shape.get(x.shape, state.unshaped_calls)
+                        calls = by_shape.get(x.shape, unshaped)
                     except Exception:  # no sizes (a strided nested tensor) or sizes that do not hash: try them all
                         pass
             for call in calls:

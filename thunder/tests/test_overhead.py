@@ -1419,8 +1419,8 @@ def test_calls_by_shape_picks_the_position_with_most_shapes_and_keeps_entries_wi
     # A tie goes to the position found first (newest entry first, each in its prologue's order).
     assert calls_by_shape(keyword[:2])[0] == "x"
     # One shape per position: nothing for an older entry's hit to skip, so no index.
-    assert calls_by_shape(hits[:2] + hits[3:]) == (None, None, ())
-    assert calls_by_shape([]) == (None, None, ())
+    assert calls_by_shape(hits[:2] + hits[3:]) is None
+    assert calls_by_shape([]) is None
 
 
 def hit_functions_run(f, *args, **kwargs) -> int:
@@ -1462,7 +1462,7 @@ def test_older_entries_hit_without_the_guards_of_other_shapes():
     state = fast._lc_fastpath_state
     # Newest first: (3, 3) by keywords, (5,), the float first argument, (2, 3) float64, (4,), (3, 3), (2, 3).
     # args[1] has five shapes (the float entry's (3,) too), args[0] four: the index is by args[1].
-    assert len(state.hits) == 7 and state.shape_position == 1
+    assert len(state.hits) == 7 and state.shape_index[0] == 1
     # A hit of an older entry skips the guards that require another shape of args[1], not those of the entries
     # that require none (the keywords).
     hits, misses = hits_misses(fast)
@@ -1493,7 +1493,7 @@ def test_the_index_follows_the_argument_whose_shape_changes():
         up, fast = run_differential(f, calls)
         state = fast._lc_fastpath_state
         # Newest first: b of size 5, no b, 4, 3, 2, 1.
-        assert state.shape_position == ("b" if by_keyword else 1)
+        assert state.shape_index[0] == ("b" if by_keyword else 1)
         args, kwargs = make(1)
         assert hit_functions_run(fast, *args, **kwargs) == 2  # the entry without b, then the oldest entry's hit
         assert hit_functions_run(fast, t(2)) == 2  # no b: every entry in turn up to the hit
@@ -1507,7 +1507,7 @@ def test_the_index_follows_the_argument_whose_shape_changes():
     calls = [Call(lambda n=n: ((), {"input": t(n, 4)})) for n in sizes]
     calls += [Call(lambda n=n: ((), {"input": t(n, 4)}), expect_fast=True) for n in sizes]
     up, fast = run_differential(linear, calls, module=True)
-    assert fast._forward_fn._lc_fastpath_state.shape_position == "input"
+    assert fast._forward_fn._lc_fastpath_state.shape_index[0] == "input"
     assert hit_functions_run(fast._forward_fn, input=t(1, 4)) == 1
 
 
