@@ -10,6 +10,10 @@ batch 1 + i). Every fast call is checked against upstream first (bitwise outputs
 guard). Medians over repeats, µs per call.
 
     .venv/bin/python benchmarks_results/s22_scripts/shape_index_ab.py [--entries 1,2,4,16,64] [--device cpu]
+
+Runs at session 22's commits (a650869 to 48477d9) only: from 89f4208 on the state holds the index differently
+(``shape_index``) and this script's ``calls_by_shape`` no longer exists there. At later commits,
+``benchmarks_results/s23_scripts/position_index_ab.py`` times the same two cases, and three more, the same way.
 """
 
 import argparse

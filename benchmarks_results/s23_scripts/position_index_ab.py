@@ -31,12 +31,6 @@ import small_graph  # noqa: E402
 import thunder  # noqa: E402
 
 
-def cases(device, n):
-    for name, fn, argsets, grad in cache_entries.make_cases(device, n):
-        yield name, fn, [(a, {}) for a in argsets], grad
-    yield from cache_entries.make_elsewhere_cases(device, n)
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--entries", default="2,16,64")
@@ -49,7 +43,7 @@ def main():
           f"{'scan new':>10}  out")
     failed = False
     for n in map(int, args.entries.split(",")):
-        for name, fn, calls, grad in cases(args.device, n):
+        for name, fn, calls, grad in cache_entries.hit_cases(args.device, n):
             upstream = thunder.jit(fn, fastpath=False)
             indexed = thunder.jit(fn, fastpath=True)
             scan = thunder.jit(fn, fastpath=True)

@@ -72,6 +72,14 @@ def make_elsewhere_cases(device: str, n: int):
     ]
 
 
+def hit_cases(device: str, n: int):
+    """Every hit case, as ``(name, callable, (args, kwargs) for n shapes, grad mode)``: ``make_cases``'s, then
+    ``make_elsewhere_cases``'s."""
+    for name, fn, argsets, grad in make_cases(device, n):
+        yield name, fn, [(a, {}) for a in argsets], grad
+    yield from make_elsewhere_cases(device, n)
+
+
 @dataclass
 class Row:
     case: str
@@ -157,9 +165,7 @@ def main(argv=None) -> int:
     print(f"python {sys.version.split()[0]} | torch {torch.__version__} | device {args.device} | repeats {repeats}")
     rows = []
     for n in map(int, args.entries.split(",")):
-        for name, fn, argsets, grad in make_cases(args.device, n):
-            rows += time_hits(name, fn, [(a, {}) for a in argsets], grad, repeats, budget_s)
-        for name, fn, calls, grad in make_elsewhere_cases(args.device, n):
+        for name, fn, calls, grad in hit_cases(args.device, n):
             rows += time_hits(name, fn, calls, grad, repeats, budget_s)
     for name, fn, argsets, grad in make_cases(args.device, 1):
         rows += time_first_calls(name, fn, argsets[0], grad, first_calls)
