@@ -15,7 +15,9 @@ autograd facts, the inputs bitwise (in-place updates), hits, misses and calls; r
 call. Each call gets its own deep copy of the sample (aliasing among its tensors and their strides kept).
 
 Usage: python opinfo_differential.py [--grad] [--shard I/N] [--ops NAME,...] [--dtype float32]
-       [--cache "symbolic values"] [--device cuda]
+       [--cache "symbolic values"] [--device cuda] [--control] [--deterministic]
+--control compares upstream with a second upstream callable (a difference there is not the fast path's);
+--deterministic asks torch for deterministic kernels (CUDA's scatter_add and the like use atomics otherwise).
 Prints one line per op (calls, how many a guard served, why entries kept upstream's path, the first difference if
 any) and a summary.
 """
@@ -74,12 +76,13 @@ def grads(out, args, kwargs):
     return torch.autograd.grad(total, leaves, allow_unused=True)
 
 
-def compare_op(op, device, dtype, grad, cache):
+def compare_op(op, device, dtype, grad, cache, control=False):
     """Returns (calls made, calls a guard served, samples, why entries kept upstream's path); raises
-    AssertionError at the first difference."""
+    AssertionError at the first difference. control: a second upstream callable in the fast one's place (what
+    differs then is not the fast path's doing: nondeterministic kernels, for instance)."""
     samples = list(op.sample_inputs(device, dtype, requires_grad=grad))
     up = thunder.jit(op.op, fastpath=False, cache=cache)
-    fast = thunder.jit(op.op, fastpath=True, cache=cache)
+    fast = thunder.jit(op.op, fastpath=not control, cache=cache)
     made = served = 0
     for k, (i, nc) in enumerate(call_sequence(samples)):
         try:
@@ -92,7 +95,8 @@ def compare_op(op, device, dtype, grad, cache):
         except AssertionError as e:
             raise AssertionError(f"{where}: {str(e) or 'outputs differ in structure, type, dtype or shape'}") from e
         made += 1
-    why_not = sorted({reason.split(":")[0][:80] for reason in fast._lc_fastpath_state.unsupported})
+    unsupported = fast._lc_fastpath_state.unsupported if not control else []
+    why_not = sorted({reason.split(":")[0][:80] for reason in unsupported})
     return made, served, len(samples), why_not
 
 
@@ -116,7 +120,8 @@ def compare_call(up, fast, a_up, a_fast, k, grad) -> bool:
                 assert_bitwise(g_up[1], g_fast[1])
     assert hits_misses(up) == hits_misses(fast), f"{hits_misses(up)} vs {hits_misses(fast)}"
     assert thunder.compile_stats(up).calls == thunder.compile_stats(fast).calls, "calls differ"
-    return fast._lc_fastpath_state.published is not None
+    state = getattr(fast, "_lc_fastpath_state", None)
+    return state is not None and state.published is not None
 
 
 def main():
@@ -127,7 +132,11 @@ def main():
     parser.add_argument("--dtype", default="float32")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     parser.add_argument("--cache", default="constant values", choices=["constant values", "symbolic values"])
+    parser.add_argument("--control", action="store_true", help="upstream against upstream")
+    parser.add_argument("--deterministic", action="store_true", help="torch.use_deterministic_algorithms(True)")
     opts = parser.parse_args()
+    if opts.deterministic:
+        torch.use_deterministic_algorithms(True)
     shard, n_shards = map(int, opts.shard.split("/"))
     wanted = getattr(dtypes, opts.dtype)
     names = set(filter(None, opts.ops.split(",")))
@@ -145,7 +154,7 @@ def main():
         totals["ops"] += 1
         t0 = time.perf_counter()
         try:
-            n_calls, served, n_samples, why_not = compare_op(op, opts.device, dtype, opts.grad, opts.cache)
+            n_calls, served, n_samples, why_not = compare_op(op, opts.device, dtype, opts.grad, opts.cache, opts.control)
         except AssertionError as e:
             totals["differ"] += 1
             print(f"DIFFERS {op.name}: {(str(e) or repr(e)).splitlines()[0][:300]}", flush=True)
