@@ -17,7 +17,7 @@ entry was guarded after, if that call's outputs were all new tensors (``_grad_fr
 The fast callable tries these functions in upstream's order, newest entry first, except those whose guards require
 another shape of the tensor passed at one argument position: they would miss (``calls_by_shape``). Anything else
 (a miss, an entry that has no guard, a guard that declines) goes through upstream's own callable unchanged,
-after which the entry that it used gets its function. A call made while Thunder traces another callable goes to
+after which the entry that it used gets its function, also when the call raised. A call made while Thunder traces another callable goes to
 upstream's callable at once, as upstream's ``fn_`` does under ``is_tracing()``.
 
 Timing fields of ``compile_stats`` (``last_trace_host_start`` and the like) describe the last call that went
@@ -327,7 +327,14 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
 
     def upstream_call(args, kwargs):
         state.published = None
-        result = upstream_fn(*args, **kwargs)
+        try:
+            result = upstream_fn(*args, **kwargs)
+        except Exception:
+            # The call may have made an entry whose computation then raised (an index out of range, out of memory):
+            # upstream keeps it. Without its guard, every call would go through upstream's path until one call of
+            # that entry succeeded, hits of the older entries too (none may be tried before it).
+            _guard_used_entry(args, kwargs, None)
+            raise
         _guard_used_entry(args, kwargs, result)
         return result
 

@@ -398,6 +398,33 @@ def test_computation_that_raises_on_a_hit():
     assert hits_misses(fast) == (10, 2)  # an entry per grad mode
 
 
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_entry_whose_first_call_raised_gets_its_guard(requires_grad):
+    # A new shape whose first call raises in the computation (as an out-of-memory error would) leaves a cache entry.
+    # It gets its guard all the same: the older entry's hits stay fast, and its own hits raise as upstream's do.
+    # An error while tracing (a number that the function rejects) leaves no entry and changes nothing.
+    def f(x, index, n=1):
+        if n > 1:
+            raise ValueError("n > 1")
+        return torch.index_select(x, 0, index) * 2
+
+    def call(size, index, n=1, expect_fast=None):
+        return Call(lambda: ((t(size, requires_grad=requires_grad), torch.tensor(index), n), {}), expect_fast=expect_fast)
+
+    calls = [
+        call(4, [1, 2], expect_fast=False),  # miss
+        call(4, [1, 2], expect_fast=True),
+        call(5, [7], expect_fast=False),  # miss: an entry whose computation raises
+        call(4, [1, 2], expect_fast=True),  # the older entry
+        call(5, [7], expect_fast=True),  # raises again, from its guarded entry
+        call(5, [0], expect_fast=True),
+        call(4, [1, 2], n=2, expect_fast=False),  # raises while tracing: no entry
+        call(4, [1, 2], expect_fast=True),
+    ]
+    up, fast = run_differential(f, calls)
+    assert hits_misses(fast) == (5, 3)
+
+
 def test_constant_values_numbers_and_strings():
     def f(a, n, s, flag=True):
         out = a * n
