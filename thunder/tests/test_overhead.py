@@ -409,7 +409,8 @@ def test_entry_whose_first_call_raised_gets_its_guard(requires_grad):
         return torch.index_select(x, 0, index) * 2
 
     def call(size, index, n=1, expect_fast=None):
-        return Call(lambda: ((t(size, requires_grad=requires_grad), torch.tensor(index), n), {}), expect_fast=expect_fast)
+        make = lambda: ((t(size, requires_grad=requires_grad), torch.tensor(index), n), {})
+        return Call(make, expect_fast=expect_fast)
 
     calls = [
         call(4, [1, 2], expect_fast=False),  # miss
