@@ -251,7 +251,8 @@ class GuardBuilder:
             self.emit(f"({names},) = {args[0].name}.shape")
         elif sid == "check_tensor_metadata":
             self.check_tensor(*args)
-        elif sid in ("check_number_type_and_value", "check_string_value", "check_literal_like", "check_none"):
+        elif sid in ("check_number_type_and_value", "check_string_value", "check_literal_like", "check_none",
+                     "check_slice_value"):
             self.check_value(sid, args)
         elif sid == PrimIDs.RETURN:
             self.returned = args[0]
@@ -325,6 +326,8 @@ class GuardBuilder:
             self.miss_unless(f"{name} == {self.constant(args[1])}")
         elif sid == "check_literal_like":
             self.miss_unless(f"{name} == {self.constant(args[1])}")
+        elif sid == "check_slice_value":  # the prologue compares with ==; the type check makes no other object equal
+            self.miss_unless(f"type({name}) is slice and {name} == {self.constant(args[1])}")
         else:  # check_number_type_and_value
             value = args[1]
             if not isinstance(value, Number):

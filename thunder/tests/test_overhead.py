@@ -448,6 +448,28 @@ def test_constant_values_numbers_and_strings():
     run_differential(f, calls)
 
 
+def test_slices_passed_as_arguments():
+    # The prologue compares a slice argument by value (check_slice_value); so does the guard.
+    def f(x, index):
+        return x[index] * 2
+
+    def call(index, expect_fast):
+        return Call(lambda: ((t(6, 4), index), {}), expect_fast=expect_fast)
+
+    calls = [
+        call(slice(1, 3), False),
+        call(slice(1, 3), True),
+        call(slice(0, 2), False),  # same output shape, other values
+        call(slice(1, 3), True),  # the older entry
+        call(slice(1, 3, 1), False),  # step 1 is not step None to ==
+        call((slice(None), slice(2, None)), False),  # slices inside a tuple
+        call((slice(None), slice(2, None)), True),
+        call((slice(None), slice(1, None)), False),
+    ]
+    up, fast = run_differential(f, calls)
+    assert fast._lc_fastpath_state.unsupported == []
+
+
 def test_symbolic_values():
     def f(a, n):
         return a * n + a.shape[0]
