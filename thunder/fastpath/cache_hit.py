@@ -333,7 +333,10 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
             # The call may have made an entry whose computation then raised (an index out of range, out of memory):
             # upstream keeps it. Without its guard, every call would go through upstream's path until one call of
             # that entry succeeded, hits of the older entries too (none may be tried before it).
-            _guard_used_entry(args, kwargs, None)
+            try:
+                _guard_used_entry(args, kwargs, None)
+            except Exception:
+                pass  # the caller gets upstream's exception, not ours; the next call goes through upstream's path
             raise
         _guard_used_entry(args, kwargs, result)
         return result

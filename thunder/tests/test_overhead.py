@@ -426,6 +426,26 @@ def test_entry_whose_first_call_raised_gets_its_guard(requires_grad):
     assert hits_misses(fast) == (5, 3)
 
 
+def test_call_that_raised_keeps_its_exception_when_the_guard_cannot_be_built(monkeypatch):
+    def f(x, index):
+        return torch.index_select(x, 0, index) * 2
+
+    fast = thunder.jit(f)
+    monkeypatch.setattr(thunder.fastpath.cache_hit, "build_guard", lambda *a, **k: 1 / 0)
+    with pytest.raises(IndexError):
+        fast(t(4), torch.tensor([7]))
+    monkeypatch.undo()
+    # The state is left as it was: the next call goes through upstream's path, after which the entry gets its guard.
+    state = fast._lc_fastpath_state
+    assert state.hits == ()
+    with pytest.raises(IndexError):
+        fast(t(4), torch.tensor([7]))
+    assert state.published is None and len(state.hits) == 1
+    fast(t(4), torch.tensor([1]))
+    assert state.published is state.hits[0]
+    assert hits_misses(fast) == (2, 1)
+
+
 def test_constant_values_numbers_and_strings():
     def f(a, n, s, flag=True):
         out = a * n
