@@ -147,14 +147,13 @@ def main():
     totals = dict(ops=0, calls=0, served=0, differ=0, no_samples=0, setup_error=0)
     start = time.perf_counter()
     for op in ops:
-        supported = op.dtypes()
-        dtype = wanted if wanted in supported else None
-        if dtype is None or (opts.grad and not dtypes.is_inexact_dtype(dtype)):
+        if wanted not in op.dtypes() or (opts.grad and not dtypes.is_inexact_dtype(wanted)):
             continue
         totals["ops"] += 1
         t0 = time.perf_counter()
         try:
-            n_calls, served, n_samples, why_not = compare_op(op, opts.device, dtype, opts.grad, opts.cache, opts.control)
+            n_calls, served, n_samples, why_not = compare_op(
+                op, opts.device, wanted, opts.grad, opts.cache, opts.control)
         except AssertionError as e:
             totals["differ"] += 1
             print(f"DIFFERS {op.name}: {(str(e) or repr(e)).splitlines()[0][:300]}", flush=True)

@@ -326,7 +326,7 @@ class GuardBuilder:
             self.miss_unless(f"{name} == {self.constant(args[1])}")
         elif sid == "check_literal_like":
             self.miss_unless(f"{name} == {self.constant(args[1])}")
-        elif sid == "check_slice_value":  # the prologue compares with ==; the type check makes no other object equal
+        elif sid == "check_slice_value":  # the prologue compares with == alone; an equal non-slice goes upstream's way
             self.miss_unless(f"type({name}) is slice and {name} == {self.constant(args[1])}")
         else:  # check_number_type_and_value
             value = args[1]
