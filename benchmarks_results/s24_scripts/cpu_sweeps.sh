@@ -1,6 +1,6 @@
 # Session 24: opinfo_differential.py on this CPU at the final code: float32 forward under "constant values" and under
 # "symbolic values" (one process each: this VM has two cores), then float32 with --grad.
-# Logs: logs/opinfo_cpu_*_final.log.
+# Logs: logs/opinfo_cpu_*_final.log (the runs at 1949fee: *_1949fee.log).
 cd "$(dirname "$0")/../.."
 script=benchmarks_results/s24_scripts/opinfo_differential.py
 logs=benchmarks_results/s24_scripts/logs
