@@ -10,9 +10,9 @@ it); the fast path runs each newer entry's guard (a guard that fails returns MIS
   (the oldest entry: N - 1 newer entries fail first) and on the last (the newest entry). The same with the
   changing shape passed elsewhere than first: as the second argument, or by keyword (the fast path skips the
   guards of entries that require another shape at the position where the entries' shapes differ most). Medians
-  over repeats, all systems interleaved repeat by repeat; "per newer entry" is (oldest - newest) / (N - 1). A row's mark: '='
-  outputs bitwise equal to upstream's, the same hit and miss counts, and the fast call served by a guard; '!'
-  otherwise (the script then exits with 1).
+  over repeats, all systems interleaved repeat by repeat; "per newer entry" is (oldest - newest) / (N - 1). A row's
+  mark: '=' outputs bitwise equal to upstream's, the same hit and miss counts, and the fast call served by a guard;
+  '!' otherwise (the script then exits with 1).
 * first calls: a fresh jitted callable per call (a miss that compiles), upstream and fast interleaved; the
   difference is what the fast path adds to a miss (it builds the entry's guard and hit function).
 """
