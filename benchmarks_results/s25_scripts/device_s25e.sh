@@ -10,10 +10,10 @@ export PYTHONUNBUFFERED=1
 for side in upstream fast; do
   flag=$([ $side = fast ] && echo --fast || true)
   echo "=== $side" >> "$OUT/getitem_symbolic_cuda.log"
-  timeout 100 python3 benchmarks_results/s25_scripts/getitem_symbolic.py --device cuda $flag 2>&1 \
+  timeout 80 python3 benchmarks_results/s25_scripts/getitem_symbolic.py --device cuda $flag 2>&1 \
     | grep -E "^call" | grep -v AnyProxy >> "$OUT/getitem_symbolic_cuda.log"
 done
 grep -E "^===|Accelerator" "$OUT/getitem_symbolic_cuda.log"
-timeout 150 python3 benchmarks_results/s24_scripts/opinfo_differential.py --device cuda --cache "symbolic values" \
+timeout 120 python3 benchmarks_results/s24_scripts/opinfo_differential.py --device cuda --cache "symbolic values" \
   --ops squeeze_torch,take_along_axis,mean,arange,normalize,avg_pool3d,log_softmax 2>&1 \
   | grep -E "^(ok|DIFF|SETUP|summ)" | tee "$OUT/opinfo_cuda_symbolic_rest_of_shard3.log"

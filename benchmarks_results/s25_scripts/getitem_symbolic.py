@@ -4,7 +4,7 @@ that a device-side assert shows at the call that launched it. Session 25, call D
 triggered a device-side assert on CUDA under "symbolic values"; is it upstream's (does it occur without the fast
 path)?
 
-Usage: python getitem_symbolic.py [--device cuda] [--fast] [--cache "constant values"]
+Usage: python getitem_symbolic.py [--device cuda] [--fast] [--cache "constant values"] [--seed N]
 """
 
 import argparse
@@ -23,7 +23,10 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--device", default="cpu")
 parser.add_argument("--fast", action="store_true")
 parser.add_argument("--cache", default="symbolic values")
+parser.add_argument("--seed", type=int, default=None, help="seed for the samples' random index tensors")
 args = parser.parse_args()
+if args.seed is not None:
+    torch.manual_seed(args.seed)
 op = next(o for o in opinfos if o.name == "getitem")
 samples = list(op.sample_inputs(args.device, torch.float32, requires_grad=False))
 f = thunder.jit(op.op, fastpath=args.fast, cache=args.cache)

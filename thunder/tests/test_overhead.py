@@ -669,6 +669,12 @@ def test_values_that_upstream_does_not_check_behave_as_upstream():
     with_none = lambda o: (lambda: ((t(3), o), {}))
     calls = [Call(with_none(None)), Call(with_none(None), expect_fast=True), Call(with_none(t(3, seed=1)), expect_fast=True)]
     run_differential(lambda a, o: a if o is None else a + o, calls)
+    # Nor an index that is None or Ellipsis (found by the OpInfo search's getitem, BENCHMARKS.md session 25): x[0]
+    # after x[...] hits the Ellipsis entry and returns all of x.
+    with_index = lambda k: (lambda: ((t(3, 4), k), {}))
+    calls = [Call(with_index(Ellipsis)), Call(with_index(0), expect_fast=True), Call(with_index(None), expect_fast=True)]
+    up, _ = run_differential(lambda a, k: a[k], calls)
+    assert up(t(3, 4), 0).shape == (3, 4)  # upstream's stale entry; when this fails, upstream changed
 
 
 def test_submodule_swapped_after_jit_behaves_as_upstream():
