@@ -1,6 +1,6 @@
 """A differential search over Thunder's transforms and executor choices: the fast path against upstream where a
 transform rewrites the prologue (PrunePrologueChecks, ExtractionOnlyPrologueTransform), the computation
-(ConstantFolding, thunder.transforms.autocast, CUDAGraphTransform on CUDA, the torch.compile executor) or the
+(ConstantFolding, CUDAGraphTransform on CUDA, the torch.compile executor), the cache ("symbolic values") or the
 module (MaterializationTransform of a module made on the meta device). Not part of CI.
 
 Each configuration jits a function and a module twice (upstream: fastpath=False; fast), with the same transforms,
@@ -215,8 +215,8 @@ def gradients(out, args, kwargs, module):
 
 
 def compare(name, subject, options, meta, device):
-    """Runs the subject's steps on both callables; returns (calls, served by a guard, why entries kept upstream's
-    path). Raises AssertionError on the first difference."""
+    """Runs the subject's steps on both callables; returns (calls, served by a guard, the per-call pattern, why
+    entries kept upstream's path). Raises AssertionError on the first difference."""
     if subject == "function":
         fn = function_with_constant if device == "cpu" else function
         targets, steps = (fn, fn), function_steps(device)
