@@ -1,22 +1,2 @@
-# Session 24, device call C (nvidia-h200): call B's second part again, alone (call B ran past the device's 600 s
-# limit before its shards' logs were joined): opinfo_differential.py --grad on CUDA, float32, 15 shards at once,
-# each stopped after 300 s (a stopped shard's log holds the ops it finished), joined into one file.
-# Carry [".device"]; writes to $OUT.
-set -uo pipefail
-source .device/setup.sh >/dev/null 2>&1 || exit 1
-site=$(python3 -c "import thunder, os; print(os.path.dirname(thunder.__file__))")
-ln -sfn "$PWD/thunder/fastpath" "$site/fastpath"
-export PYTHONUNBUFFERED=1
-uptime | tee "$OUT/uptime.log"
-N=15
-mkdir -p /tmp/shards
-for i in $(seq 0 $((N - 1))); do
-  timeout 300 python3 benchmarks_results/s24_scripts/opinfo_differential.py --device cuda --grad --shard $i/$N \
-    > "/tmp/shards/grad_$i.log" 2>&1 &
-done
-wait
-for i in $(seq 0 $((N - 1))); do echo "=== shard $i/$N"; grep -v -i warn "/tmp/shards/grad_$i.log"; done \
-  > "$OUT/opinfo_cuda_grad_float32.log"
-uptime | tee -a "$OUT/uptime.log"
-grep -h -E "^(DIFFERS|SETUP|summary)" "$OUT/opinfo_cuda_grad_float32.log"
-echo "ops done: $(grep -c '^ok ' "$OUT/opinfo_cuda_grad_float32.log")"
+# run tool (the device was an NVIDIA H200), carry [".device"]; the script as it ran (unchanged since):
+bash benchmarks_results/s24_scripts/device_s24c.sh
