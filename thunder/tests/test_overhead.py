@@ -30,7 +30,11 @@ import torch
 
 import thunder
 import thunder.fastpath
+from thunder.fastpath.cache_hit import GuardBuildWarning
 from thunder.fastpath.guard import DECLINE, MISS
+
+# A guard that cannot be built is a bug of the generator: an error here, a warning for users.
+pytestmark = pytest.mark.filterwarnings("error::thunder.fastpath.cache_hit.GuardBuildWarning")
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
@@ -432,18 +436,41 @@ def test_call_that_raised_keeps_its_exception_when_the_guard_cannot_be_built(mon
 
     fast = thunder.jit(f)
     monkeypatch.setattr(thunder.fastpath.cache_hit, "build_guard", lambda *a, **k: 1 / 0)
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError), pytest.warns(GuardBuildWarning, match="ZeroDivisionError"):
         fast(t(4), torch.tensor([7]))
     monkeypatch.undo()
-    # The state is left as it was: the next call goes through upstream's path, after which the entry gets its guard.
+    # The entry keeps upstream's path, with upstream's exceptions and results, and is not tried again.
     state = fast._lc_fastpath_state
-    assert state.hits == ()
+    assert state.hits == () and "ZeroDivisionError while building the guard" in state.unsupported[0]
     with pytest.raises(IndexError):
         fast(t(4), torch.tensor([7]))
-    assert state.published is None and len(state.hits) == 1
-    fast(t(4), torch.tensor([1]))
-    assert state.published is state.hits[0]
+    assert_bitwise(fast(t(4), torch.tensor([1])), f(t(4), torch.tensor([1])))
+    assert state.hits == () and len(state.unsupported) == 1
     assert hits_misses(fast) == (2, 1)
+
+
+def test_guard_that_cannot_be_built_leaves_the_entry_on_upstreams_path(monkeypatch):
+    # An unexpected error while the guard is built (a generator bug) must not cost the caller upstream's result.
+    def f(x, y):
+        return x * y + 1
+
+    up, fast = thunder.jit(f, fastpath=False), thunder.jit(f)
+    monkeypatch.setattr(thunder.fastpath.cache_hit, "build_guard", lambda *a, **k: 1 / 0)
+    with pytest.warns(GuardBuildWarning, match="keeps upstream's path"):
+        assert_bitwise(fast(t(3), t(3)), up(t(3), t(3)))
+    monkeypatch.undo()
+    for args in [(t(3), t(3)), (t(3), t(3)), (t(4), t(4)), (t(4), t(4)), (t(3), t(3))]:
+        assert_bitwise(fast(*args), up(*args))
+        assert hits_misses(fast) == hits_misses(up)
+    state = fast._lc_fastpath_state
+    # The newer entry (shape 4) was guarded; the failed one was not, and calls of shape 3 take upstream's path.
+    assert len(state.unsupported) == 1 and len(state.hits) == 1
+    assert sorted(hit is None for _, hit in state.by_entry.values()) == [False, True]
+    assert hits_misses(fast) == (4, 2)
+    for shape, served_fast in [(3, False), (4, True)]:
+        took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+        fast(t(shape), t(shape))
+        assert took_fast_path(fast) is served_fast
 
 
 def test_constant_values_numbers_and_strings():
