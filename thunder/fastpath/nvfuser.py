@@ -38,7 +38,11 @@ import types
 from typing import NamedTuple
 
 import torch
-from torch._C._dynamo.guards import TensorGuards
+
+try:  # private torch API (see guard.py); without it, regions keep upstream's wrapper
+    from torch._C._dynamo.guards import TensorGuards
+except ImportError:
+    TensorGuards = None
 
 # What the region hands to nvFuser's executor itself; other tensor subclasses go through upstream's wrapper.
 _PLAIN_TENSOR_TYPES = (torch.Tensor, torch.nn.Parameter)
@@ -232,7 +236,9 @@ def _create_wrapper(bsyms, name, sorted_unique_inputs, sorted_unique_outputs):
 
     upstream = _upstream_create_wrapper(bsyms, name, sorted_unique_inputs, sorted_unique_outputs)
     cd = get_compile_data()
-    if not getattr(cd, "_lc_fastpath", False) or profiling_enabled() or upstream.save_fake_inputs:
+    if TensorGuards is None or not getattr(cd, "_lc_fastpath", False):
+        return upstream
+    if profiling_enabled() or upstream.save_fake_inputs:
         return upstream
     if any(isinstance(p, DTensorProxy) for p in sorted_unique_inputs):
         return upstream

@@ -1453,6 +1453,99 @@ def test_guard_declines_tensor_subclasses():
     assert guard((t(4),), {}) is MISS
 
 
+# dynamo's TensorGuards and GlobalStateGuard are private torch API. The first test pins what the guards rely on, so
+# that a torch release that changes them fails here; the next two check the fallbacks for a torch without them.
+@pytest.mark.skipif(
+    thunder.fastpath.guard.TensorGuards is None or thunder.fastpath.guard.GlobalStateGuard is None,
+    reason="this torch lacks dynamo's guards (the fallback tests below cover it)",
+)
+def test_dynamo_guards_behave_as_the_guards_rely_on():
+    from torch._C._dynamo.guards import GlobalStateGuard, TensorGuards
+
+    a = t(2, 3)
+    any_strides = TensorGuards(a, dynamic_dims_sizes=[[2, 3]], dynamic_dims_strides=[[None, None]])
+    pinned_strides = TensorGuards(a, dynamic_dims_sizes=[[2, 3]], dynamic_dims_strides=[[3, 1]])
+    symbolic_dim = TensorGuards(a, dynamic_dims_sizes=[[None, 3]], dynamic_dims_strides=[[None, None]])
+    transposed = t(3, 2).t()
+    assert any_strides.check(t(2, 3, seed=1)) and any_strides.check(transposed)
+    assert pinned_strides.check(t(2, 3, seed=1)) and not pinned_strides.check(transposed)
+    assert symbolic_dim.check(t(5, 3)) and not symbolic_dim.check(t(5, 4))
+    for other in (t(3, 2), t(2, 3, 1), t(2, 3, dtype=torch.float64), t(2, 3, requires_grad=True),
+                  torch.nn.Parameter(t(2, 3), requires_grad=False), torch.zeros(2, 3, device="meta")):
+        assert not any_strides.check(other), other
+    with torch.inference_mode():
+        assert not any_strides.check(torch.zeros(2, 3))  # other dispatch keys
+    two = TensorGuards(a, t(2, 3), dynamic_dims_sizes=[[2, 3]] * 2, dynamic_dims_strides=[[None, None]] * 2)
+    assert two.check(t(2, 3), t(2, 3)) and not two.check(a, a)  # one tensor twice: check_tensors_slowly decides
+
+    state = GlobalStateGuard()
+    assert state.check()
+    with torch.no_grad():
+        assert not state.check()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert not state.check()
+    old = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        assert not state.check()
+    finally:
+        torch.set_default_dtype(old)
+    assert state.check()
+
+
+@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
+def test_entries_keep_upstreams_path_without_tensor_guards(monkeypatch, device, executors):
+    monkeypatch.setattr(thunder.fastpath.guard, "TensorGuards", None)
+    monkeypatch.setattr(thunder.fastpath.nvfuser, "TensorGuards", None)
+    with_tensor = lambda n: Call(lambda: ((t(3).to(device), n), {}))
+    f = lambda x, n: x.sin() * n
+    up, fast = thunder.jit(f, fastpath=False, executors=executors), thunder.jit(f, executors=executors)
+    served = [compare_call(up, fast, with_tensor(n), i) for i, n in enumerate([2, 2, 3, 2, 3])]
+    assert served == [False] * 5 and hits_misses(fast) == (3, 2)
+    state = fast._lc_fastpath_state
+    assert state.hits == () and all("TensorGuards" in reason for reason in state.unsupported)
+    if "nvfuser" in executors:  # regions keep upstream's wrapper
+        from thunder.fastpath.nvfuser import FusionRegion
+
+        assert fusion_regions(fast) and all(type(r) is not FusionRegion for r in fusion_regions(fast))
+    # An entry without tensor inputs needs no tensor guard and still gets its guard.
+    numbers_only = lambda n: Call(lambda: ((n,), {}))
+    up, fast = thunder.jit(lambda n: torch.ones(2) * n, fastpath=False), thunder.jit(lambda n: torch.ones(2) * n)
+    served = [compare_call(up, fast, numbers_only(n), i) for i, n in enumerate([2, 2, 3, 2])]
+    assert served == [False, True, False, True]
+
+
+def test_guards_without_global_state_guard(monkeypatch):
+    # The exact checks of grad mode, autocast and the default dtype then run on every call.
+    monkeypatch.setattr(thunder.fastpath.guard, "GlobalStateGuard", None)
+    old = torch.get_default_dtype()
+
+    @contextlib.contextmanager
+    def float64_default():
+        torch.set_default_dtype(torch.float64)
+        try:
+            yield
+        finally:
+            torch.set_default_dtype(old)
+
+    make = lambda: ((t(4, 4), t(4, 4, seed=1)), {})
+    calls = [
+        Call(make),
+        Call(make, expect_fast=True),
+        Call(make, ctx=torch.no_grad, expect_fast=False),
+        Call(make, ctx=torch.no_grad, expect_fast=True),
+        Call(make, expect_fast=True),
+        Call(make, ctx=lambda: torch.autocast("cpu", dtype=torch.bfloat16), expect_fast=False),
+        Call(make, ctx=lambda: torch.autocast("cpu", dtype=torch.bfloat16), expect_fast=False),
+        Call(make, ctx=float64_default, expect_fast=False),
+        Call(make, ctx=float64_default, expect_fast=True),
+        Call(make, expect_fast=True),
+    ]
+    up, fast = run_differential(lambda a, b: (a @ b).relu() + torch.ones(4), calls)
+    sources = [hit.source for hit in fast._lc_fastpath_state.hits]
+    assert len(sources) == 4 and not any("__global_state" in source for source in sources)  # one is autocast's
+
+
 def test_tensor_matches_agrees_with_the_prologues_check():
     # After TensorGuards says no, a guard decides MISS with tensor_matches: it must pass exactly where the
     # prologue's check_tensor_metadata passes (None in a guard's shape is a symbolic dim, a NumberProxy upstream).
