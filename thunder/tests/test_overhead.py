@@ -273,20 +273,30 @@ def test_strides_do_not_matter_to_the_cache():
     run_differential(lambda a, b: a @ b, calls)
 
 
-def test_grad_mode_autocast_default_dtype_and_device():
-    make = lambda: ((t(4, 4), t(4, 4, seed=1)), {})
-    calls = [
-        Call(make),
-        Call(make, expect_fast=True),
-        Call(make, ctx=torch.no_grad, expect_fast=False),
-        Call(make, ctx=torch.no_grad, expect_fast=True),
-        Call(make, expect_fast=True),
-        Call(make, ctx=lambda: torch.autocast("cpu", dtype=torch.bfloat16), expect_fast=False),
-        Call(make, ctx=lambda: torch.autocast("cpu", dtype=torch.bfloat16), expect_fast=False),
-        Call(make, ctx=lambda: torch.device("cpu"), expect_fast=True),
-        Call(make, expect_fast=True),
+def two_4x4():
+    return (t(4, 4), t(4, 4, seed=1)), {}
+
+
+def matmul_relu_plus_ones(a, b):
+    return (a @ b).relu() + torch.ones(4)  # torch.ones: the default dtype and device matter
+
+
+def grad_mode_autocast_and_device_calls():
+    return [
+        Call(two_4x4),
+        Call(two_4x4, expect_fast=True),
+        Call(two_4x4, ctx=torch.no_grad, expect_fast=False),
+        Call(two_4x4, ctx=torch.no_grad, expect_fast=True),
+        Call(two_4x4, expect_fast=True),
+        Call(two_4x4, ctx=lambda: torch.autocast("cpu", dtype=torch.bfloat16), expect_fast=False),
+        Call(two_4x4, ctx=lambda: torch.autocast("cpu", dtype=torch.bfloat16), expect_fast=False),
+        Call(two_4x4, ctx=lambda: torch.device("cpu"), expect_fast=True),
+        Call(two_4x4, expect_fast=True),
     ]
-    run_differential(lambda a, b: (a @ b).relu() + torch.ones(4), calls)
+
+
+def test_grad_mode_autocast_default_dtype_and_device():
+    run_differential(matmul_relu_plus_ones, grad_mode_autocast_and_device_calls())
 
 
 def test_default_dtype():
@@ -1528,20 +1538,12 @@ def test_guards_without_global_state_guard(monkeypatch):
         finally:
             torch.set_default_dtype(old)
 
-    make = lambda: ((t(4, 4), t(4, 4, seed=1)), {})
-    calls = [
-        Call(make),
-        Call(make, expect_fast=True),
-        Call(make, ctx=torch.no_grad, expect_fast=False),
-        Call(make, ctx=torch.no_grad, expect_fast=True),
-        Call(make, expect_fast=True),
-        Call(make, ctx=lambda: torch.autocast("cpu", dtype=torch.bfloat16), expect_fast=False),
-        Call(make, ctx=lambda: torch.autocast("cpu", dtype=torch.bfloat16), expect_fast=False),
-        Call(make, ctx=float64_default, expect_fast=False),
-        Call(make, ctx=float64_default, expect_fast=True),
-        Call(make, expect_fast=True),
+    calls = grad_mode_autocast_and_device_calls() + [
+        Call(two_4x4, ctx=float64_default, expect_fast=False),
+        Call(two_4x4, ctx=float64_default, expect_fast=True),
+        Call(two_4x4, expect_fast=True),
     ]
-    up, fast = run_differential(lambda a, b: (a @ b).relu() + torch.ones(4), calls)
+    up, fast = run_differential(matmul_relu_plus_ones, calls)
     sources = [hit.source for hit in fast._lc_fastpath_state.hits]
     assert len(sources) == 4 and not any("__global_state" in source for source in sources)  # one is autocast's
 
