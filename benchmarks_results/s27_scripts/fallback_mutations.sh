@@ -1,3 +1,4 @@
+# Ran in session 27 at or before cbdedff; the GlobalStateGuard parts need that code (later commits dropped it).
 # Session 27: the two fallback tests must fail when their fallback is taken out. Edits guard.py in place, runs the
 # test, and restores the file from git (commit first: the trap runs `git checkout` on guard.py).
 # Usage: bash benchmarks_results/s27_scripts/fallback_mutations.sh

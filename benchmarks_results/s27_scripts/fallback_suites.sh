@@ -1,3 +1,4 @@
+# Ran in session 27 at or before cbdedff; the GlobalStateGuard parts need that code (later commits dropped it).
 # Session 27: issue 3's six shipped suites with the fast path on as on a torch without GlobalStateGuard, and without
 # both dynamo guards (no_dynamo_guards.py), against the fast path off; prints the tests that fail only with it on.
 # Usage: bash benchmarks_results/s27_scripts/fallback_suites.sh   (from the checkout; logs in $LOGS)

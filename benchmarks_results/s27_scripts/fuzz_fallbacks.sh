@@ -1,3 +1,4 @@
+# Ran in session 27 at or before cbdedff; the GlobalStateGuard parts need that code (later commits dropped it).
 # Session 27: session 11's fuzz_differential.py (shape, dtype, requires_grad, layout, aliasing, numbers, grad mode,
 # default dtype) with seed 27 and 300 examples, as it is and with guard.py's GlobalStateGuard removed (the exact state checks on every
 # call), two at a time on this 2-core host. Logs: logs/fuzz_*_seed27.log.

@@ -1,3 +1,4 @@
+# Ran in session 27 at or before cbdedff; the GlobalStateGuard parts need that code (later commits dropped it).
 """Session 27: what a hit costs on a torch without dynamo's GlobalStateGuard (guard.py's fallback: grad mode,
 autocast and the default dtype checked one by one) against the guard as built on torch 2.11. small_graph.py's cases,
 each jitted twice in one process (the second after removing GlobalStateGuard from guard.py), timed interleaved

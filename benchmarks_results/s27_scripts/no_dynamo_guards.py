@@ -1,3 +1,4 @@
+# Ran in session 27 at or before cbdedff; the GlobalStateGuard parts need that code (later commits dropped it).
 """A pytest plugin (session 27): turns the fast path on, as ``-p thunder.fastpath`` does, on a torch taken to lack
 dynamo's GlobalStateGuard, or with NO_DYNAMO_GUARDS=all its TensorGuards as well (guard.py's and nvfuser.py's
 fallbacks). Used by fallback_suites.sh."""

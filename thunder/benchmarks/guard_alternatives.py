@@ -4,8 +4,8 @@
 
 For n tensor arguments, the same question asked two ways (µs per call, minimum over repeats):
 
-* python: what guard.py generates for the core of such a guard: the arity check, ``GlobalStateGuard.check()`` and
-  one ``TensorGuards.check`` over all tensors (sizes pinned, strides free).
+* python: what guard.py generates for the core of such a guard: the arity check, grad mode, autocast and the default
+  dtype (one C call each) and one ``TensorGuards.check`` over all tensors (sizes pinned, strides free).
 * dynamo tree: dynamo's ``RootGuardManager`` with the same checks as C++ leaf guards (length, global state, one
   ``TENSOR_MATCH`` per tensor), called on the argument tuple.
 
@@ -24,7 +24,9 @@ from torch._dynamo.guards import GuardManagerType
 
 def python_guard(tensors):
     n = len(tensors)
-    state = GlobalStateGuard()
+    grad_enabled, default_dtype = torch.is_grad_enabled(), torch.get_default_dtype()
+    is_grad_enabled, is_any_autocast_enabled = torch.is_grad_enabled, torch._C._is_any_autocast_enabled
+    get_default_dtype = torch.get_default_dtype
     tensor_guards = TensorGuards(
         *tensors,
         dynamic_dims_sizes=[list(t.shape) for t in tensors],
@@ -34,7 +36,9 @@ def python_guard(tensors):
     def guard(args):
         if len(args) != n:
             return False
-        if not state.check():
+        if is_grad_enabled() is not grad_enabled or is_any_autocast_enabled():
+            return False
+        if get_default_dtype() is not default_dtype:
             return False
         return tensor_guards.check(*args)
 

@@ -27,17 +27,12 @@ from typing import Any
 
 import torch
 
-# dynamo's C++ guards are private torch API. Without TensorGuards an entry that checks tensors keeps upstream's path
-# (Unsupported); without GlobalStateGuard the exact state checks run on every call. test_overhead.py's
-# test_dynamo_guards_behave_as_the_guards_rely_on pins what the guards rely on, for each torch release it runs on.
+# dynamo's TensorGuards is private torch API: without it an entry that checks tensors keeps upstream's path
+# (Unsupported). test_overhead.py's test_tensor_guards_behave_as_the_guards_rely_on pins what the guards rely on.
 try:
     from torch._C._dynamo.guards import TensorGuards
 except ImportError:
     TensorGuards = None
-try:
-    from torch._C._dynamo.guards import GlobalStateGuard
-except ImportError:
-    GlobalStateGuard = None
 
 import thunder
 from thunder.core.prims import PrimIDs
@@ -368,24 +363,16 @@ class GuardBuilder:
                 "if not (__is_autocast_enabled('cuda') or __is_autocast_enabled('cpu')): return __MISS",
                 "return __DECLINE",
             ]
-        # Grad mode, autocast and the default dtype in one C++ call (dynamo's GlobalStateGuard, made now, in the
-        # state of the call that used this entry). It also watches state that upstream ignores (thread count,
-        # deterministic algorithms, ...): when it objects, the exact checks decide.
-        exact = []
+        # One C call each. dynamo's GlobalStateGuard, which checks these in one call, was no faster (BENCHMARKS.md,
+        # session 27) and is private API.
+        lines = []
         if "is_grad_enabled" in expected:
-            exact.append(f"if __is_grad_enabled() is not {bool(expected['is_grad_enabled'])}: return __MISS")
+            lines.append(f"if __is_grad_enabled() is not {bool(expected['is_grad_enabled'])}: return __MISS")
         if "is_autocast_enabled" in expected:
             # Any autocast (not only CPU and CUDA, which upstream looks at): let upstream decide.
-            exact.append("if __is_any_autocast_enabled(): return __DECLINE")
+            lines.append("if __is_any_autocast_enabled(): return __DECLINE")
         if "default_dtype" in expected:
-            exact.append(f"if __get_default_dtype() is not {self.constant(expected['default_dtype'])}: return __MISS")
-        lines = exact
-        if exact and GlobalStateGuard is not None:
-            # The call may have left grad mode changed (upstream applies a traced set_grad_enabled on a miss):
-            # capture the state the entry was called in.
-            with torch.set_grad_enabled(self.grad_enabled):
-                self.globals["__global_state"] = GlobalStateGuard()
-            lines = ["if not __global_state.check():"] + ["    " + line for line in exact]
+            lines.append(f"if __get_default_dtype() is not {self.constant(expected['default_dtype'])}: return __MISS")
         if "default_device" in expected:
             device = torch.device(expected["default_device"])
             ref = self.constant(device)

@@ -299,20 +299,32 @@ def test_grad_mode_autocast_default_dtype_and_device():
     run_differential(matmul_relu_plus_ones, grad_mode_autocast_and_device_calls())
 
 
+@contextlib.contextmanager
+def float64_default():
+    old = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(old)
+
+
 def test_default_dtype():
     make = lambda: ((t(3),), {})
-    old = torch.get_default_dtype()
-
-    class DefaultDtype:
-        def __enter__(self):
-            torch.set_default_dtype(torch.float64)
-
-        def __exit__(self, *exc):
-            torch.set_default_dtype(old)
-
-    calls = [Call(make), Call(make, expect_fast=True), Call(make, ctx=DefaultDtype, expect_fast=False),
-             Call(make, ctx=DefaultDtype, expect_fast=True), Call(make, expect_fast=True)]
+    calls = [Call(make), Call(make, expect_fast=True), Call(make, ctx=float64_default, expect_fast=False),
+             Call(make, ctx=float64_default, expect_fast=True), Call(make, expect_fast=True)]
     run_differential(lambda a: a + torch.arange(3), calls)
+
+
+def test_grad_mode_autocast_and_default_dtype_in_one_callable():
+    # Four entries, one per state (grad mode on, off, autocast, float64 default dtype): each call meets its own.
+    calls = grad_mode_autocast_and_device_calls() + [
+        Call(two_4x4, ctx=float64_default, expect_fast=False),
+        Call(two_4x4, ctx=float64_default, expect_fast=True),
+        Call(two_4x4, expect_fast=True),
+    ]
+    up, fast = run_differential(matmul_relu_plus_ones, calls)
+    assert len(fast._lc_fastpath_state.hits) == 4  # one is autocast's, which declines to upstream
 
 
 # Argument pairs for the aliasing tests: two tensors of their own, one tensor twice, two views of one storage.
@@ -1383,10 +1395,9 @@ def hit(args, kwargs):
         b = args[1]
         i0 = args[2]
         if not (type(i0) is int and i0 == 3): return __MISS
-        if not __global_state.check():
-            if __is_grad_enabled() is not True: return __MISS
-            if __is_any_autocast_enabled(): return __DECLINE
-            if __get_default_dtype() is not torch.float32: return __MISS
+        if __is_grad_enabled() is not True: return __MISS
+        if __is_any_autocast_enabled(): return __DECLINE
+        if __get_default_dtype() is not torch.float32: return __MISS
         if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None) and __get_default_device() != __c0: return __MISS
         if a.is_nested or b.is_nested: return __MISS
         __same_layout = __observed_layout.check(a, b)
@@ -1436,10 +1447,9 @@ def hit(args, kwargs):
         if not (type(i1) is int and i1 == 4): return __MISS
         i2 = __module_dict['out_features'] if 'out_features' in __module_dict else __module_model.out_features
         if not (type(i2) is int and i2 == 2): return __MISS
-        if not __global_state.check():
-            if __is_grad_enabled() is not False: return __MISS
-            if __is_any_autocast_enabled(): return __DECLINE
-            if __get_default_dtype() is not torch.float32: return __MISS
+        if __is_grad_enabled() is not False: return __MISS
+        if __is_any_autocast_enabled(): return __DECLINE
+        if __get_default_dtype() is not torch.float32: return __MISS
         if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None) and __get_default_device() != __c0: return __MISS
         if input.is_nested: return __MISS
         if not __tensor_guards.check(input, t_weight, t_bias):
@@ -1463,14 +1473,11 @@ def test_guard_declines_tensor_subclasses():
     assert guard((t(4),), {}) is MISS
 
 
-# dynamo's TensorGuards and GlobalStateGuard are private torch API. The first test pins what the guards rely on, so
-# that a torch release that changes them fails here; the next two check the fallbacks for a torch without them.
-@pytest.mark.skipif(
-    thunder.fastpath.guard.TensorGuards is None or thunder.fastpath.guard.GlobalStateGuard is None,
-    reason="this torch lacks dynamo's guards (the fallback tests below cover it)",
-)
-def test_dynamo_guards_behave_as_the_guards_rely_on():
-    from torch._C._dynamo.guards import GlobalStateGuard, TensorGuards
+# dynamo's TensorGuards is private torch API. The first test pins what the guards rely on, so that a torch release
+# that changes it fails here; the next one checks the fallback for a torch without it.
+@pytest.mark.skipif(thunder.fastpath.guard.TensorGuards is None, reason="this torch lacks dynamo's TensorGuards")
+def test_tensor_guards_behave_as_the_guards_rely_on():
+    from torch._C._dynamo.guards import TensorGuards
 
     a = t(2, 3)
     any_strides = TensorGuards(a, dynamic_dims_sizes=[[2, 3]], dynamic_dims_strides=[[None, None]])
@@ -1487,20 +1494,6 @@ def test_dynamo_guards_behave_as_the_guards_rely_on():
         assert not any_strides.check(torch.zeros(2, 3))  # other dispatch keys
     two = TensorGuards(a, t(2, 3), dynamic_dims_sizes=[[2, 3]] * 2, dynamic_dims_strides=[[None, None]] * 2)
     assert two.check(t(2, 3), t(2, 3)) and not two.check(a, a)  # one tensor twice: check_tensors_slowly decides
-
-    state = GlobalStateGuard()
-    assert state.check()
-    with torch.no_grad():
-        assert not state.check()
-    with torch.autocast("cpu", dtype=torch.bfloat16):
-        assert not state.check()
-    old = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    try:
-        assert not state.check()
-    finally:
-        torch.set_default_dtype(old)
-    assert state.check()
 
 
 @pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
@@ -1523,29 +1516,6 @@ def test_entries_keep_upstreams_path_without_tensor_guards(monkeypatch, device, 
     up, fast = thunder.jit(lambda n: torch.ones(2) * n, fastpath=False), thunder.jit(lambda n: torch.ones(2) * n)
     served = [compare_call(up, fast, numbers_only(n), i) for i, n in enumerate([2, 2, 3, 2])]
     assert served == [False, True, False, True]
-
-
-def test_guards_without_global_state_guard(monkeypatch):
-    # The exact checks of grad mode, autocast and the default dtype then run on every call.
-    monkeypatch.setattr(thunder.fastpath.guard, "GlobalStateGuard", None)
-    old = torch.get_default_dtype()
-
-    @contextlib.contextmanager
-    def float64_default():
-        torch.set_default_dtype(torch.float64)
-        try:
-            yield
-        finally:
-            torch.set_default_dtype(old)
-
-    calls = grad_mode_autocast_and_device_calls() + [
-        Call(two_4x4, ctx=float64_default, expect_fast=False),
-        Call(two_4x4, ctx=float64_default, expect_fast=True),
-        Call(two_4x4, expect_fast=True),
-    ]
-    up, fast = run_differential(matmul_relu_plus_ones, calls)
-    sources = [hit.source for hit in fast._lc_fastpath_state.hits]
-    assert len(sources) == 4 and not any("__global_state" in source for source in sources)  # one is autocast's
 
 
 def test_tensor_matches_agrees_with_the_prologues_check():
@@ -2012,10 +1982,9 @@ def hit(args, kwargs):
         if not (len(args) == 1): return __MISS
         if not (len(kwargs) == 0): return __MISS
         x = args[0]
-        if not __global_state.check():
-            if __is_grad_enabled() is not True: return __MISS
-            if __is_any_autocast_enabled(): return __DECLINE
-            if __get_default_dtype() is not torch.float32: return __MISS
+        if __is_grad_enabled() is not True: return __MISS
+        if __is_any_autocast_enabled(): return __DECLINE
+        if __get_default_dtype() is not torch.float32: return __MISS
         if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None) and __get_default_device() != __c0: return __MISS
         if x.is_nested: return __MISS
         __same_layout = __observed_layout.check(x)
