@@ -323,7 +323,7 @@ def test_grad_mode_autocast_and_default_dtype_in_one_callable():
         Call(two_4x4, ctx=float64_default, expect_fast=True),
         Call(two_4x4, expect_fast=True),
     ]
-    up, fast = run_differential(matmul_relu_plus_ones, calls)
+    _, fast = run_differential(matmul_relu_plus_ones, calls)
     assert len(fast._lc_fastpath_state.hits) == 4  # one is autocast's, which declines to upstream
 
 
