@@ -273,32 +273,6 @@ def test_strides_do_not_matter_to_the_cache():
     run_differential(lambda a, b: a @ b, calls)
 
 
-def two_4x4():
-    return (t(4, 4), t(4, 4, seed=1)), {}
-
-
-def matmul_relu_plus_ones(a, b):
-    return (a @ b).relu() + torch.ones(4)  # torch.ones: the default dtype and device matter
-
-
-def grad_mode_autocast_and_device_calls():
-    return [
-        Call(two_4x4),
-        Call(two_4x4, expect_fast=True),
-        Call(two_4x4, ctx=torch.no_grad, expect_fast=False),
-        Call(two_4x4, ctx=torch.no_grad, expect_fast=True),
-        Call(two_4x4, expect_fast=True),
-        Call(two_4x4, ctx=lambda: torch.autocast("cpu", dtype=torch.bfloat16), expect_fast=False),
-        Call(two_4x4, ctx=lambda: torch.autocast("cpu", dtype=torch.bfloat16), expect_fast=False),
-        Call(two_4x4, ctx=lambda: torch.device("cpu"), expect_fast=True),
-        Call(two_4x4, expect_fast=True),
-    ]
-
-
-def test_grad_mode_autocast_default_dtype_and_device():
-    run_differential(matmul_relu_plus_ones, grad_mode_autocast_and_device_calls())
-
-
 @contextlib.contextmanager
 def float64_default():
     old = torch.get_default_dtype()
@@ -309,22 +283,34 @@ def float64_default():
         torch.set_default_dtype(old)
 
 
+def test_grad_mode_autocast_default_dtype_and_device():
+    # Four entries in one callable, one per state (grad mode on, off, autocast, float64 default dtype): each call
+    # meets its own.
+    make = lambda: ((t(4, 4), t(4, 4, seed=1)), {})
+    calls = [
+        Call(make),
+        Call(make, expect_fast=True),
+        Call(make, ctx=torch.no_grad, expect_fast=False),
+        Call(make, ctx=torch.no_grad, expect_fast=True),
+        Call(make, expect_fast=True),
+        Call(make, ctx=lambda: torch.autocast("cpu", dtype=torch.bfloat16), expect_fast=False),
+        Call(make, ctx=lambda: torch.autocast("cpu", dtype=torch.bfloat16), expect_fast=False),
+        Call(make, ctx=lambda: torch.device("cpu"), expect_fast=True),
+        Call(make, expect_fast=True),
+        Call(make, ctx=float64_default, expect_fast=False),
+        Call(make, ctx=float64_default, expect_fast=True),
+        Call(make, expect_fast=True),
+    ]
+    # torch.ones: the default dtype and device matter
+    _, fast = run_differential(lambda a, b: (a @ b).relu() + torch.ones(4), calls)
+    assert len(fast._lc_fastpath_state.hits) == 4  # one is autocast's, which declines to upstream
+
+
 def test_default_dtype():
     make = lambda: ((t(3),), {})
     calls = [Call(make), Call(make, expect_fast=True), Call(make, ctx=float64_default, expect_fast=False),
              Call(make, ctx=float64_default, expect_fast=True), Call(make, expect_fast=True)]
     run_differential(lambda a: a + torch.arange(3), calls)
-
-
-def test_grad_mode_autocast_and_default_dtype_in_one_callable():
-    # Four entries, one per state (grad mode on, off, autocast, float64 default dtype): each call meets its own.
-    calls = grad_mode_autocast_and_device_calls() + [
-        Call(two_4x4, ctx=float64_default, expect_fast=False),
-        Call(two_4x4, ctx=float64_default, expect_fast=True),
-        Call(two_4x4, expect_fast=True),
-    ]
-    _, fast = run_differential(matmul_relu_plus_ones, calls)
-    assert len(fast._lc_fastpath_state.hits) == 4  # one is autocast's, which declines to upstream
 
 
 # Argument pairs for the aliasing tests: two tensors of their own, one tensor twice, two views of one storage.
