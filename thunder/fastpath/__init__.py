@@ -8,7 +8,8 @@ callable that upstream jits again from a jitted one (``add_transform``) keeps th
 
 Modules: ``cache_hit.py`` (the jitted callable's cache-hit path) and ``guard.py`` (the per-entry guards it runs),
 which stand for changes to ``thunder/__init__.py``; ``module.py`` (``ThunderModule.__call__``, for
-``thunder/core/module.py``); ``nvfuser.py`` (the nvFuser region call), which stands
+``thunder/core/module.py``); ``autograd.py`` (the autograd connection of hits that have a backward, for
+``thunder/executors/torch_autograd.py``); ``nvfuser.py`` (the nvFuser region call), which stands
 for changes to ``thunder/executors/nvfuserex_impl.py``.
 """
 

@@ -927,6 +927,117 @@ def test_forward_and_backward_gradients():
     assert thunder.last_backward_traces(fast)
 
 
+def autograd_graph(out):
+    """The autograd nodes behind ``out``, breadth first, by name and the index of each edge's target."""
+    nodes, seen, queue = [], {}, [out.grad_fn]
+    while queue:
+        node = queue.pop(0)
+        if node is None or node in seen:
+            continue
+        seen[node] = len(seen)
+        nodes.append((node.name(), [fn.name() if fn is not None else None for fn, _ in node.next_functions]))
+        queue.extend(fn for fn, _ in node.next_functions)
+    return nodes
+
+
+def saved_tensors_state(node):
+    """How many tensors an autograd Function's node holds for its backward, or "released"."""
+    try:
+        return len(node.saved_tensors)
+    except RuntimeError:  # "... saved tensors after they have already been freed"
+        return "released"
+
+
+def training_outcome(f, args, backward):
+    """One call of ``f`` and a backward of its first output by ``backward(out)``: the outputs (values and whether
+    they require grad), the autograd graph, the gradients (or the exception type), the saved tensors that the
+    first output's node holds after the backward, which outputs outlive the caller's references (a reference cycle
+    through the graph keeps them), and the autograd Function behind the first output."""
+    out = f(*args)
+    first = out[0] if isinstance(out, tuple) else out
+    graph, function = autograd_graph(first), first.grad_fn._forward_cls
+    try:
+        backward(first)
+        result = [a.grad for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
+    except Exception as e:
+        result = type(e)
+    saved = saved_tensors_state(first.grad_fn)
+    leaves = torch.utils._pytree.tree_leaves(out)
+    values = [(x.detach().clone(), x.requires_grad) for x in leaves]
+    outputs = [weakref.ref(x) for x in leaves if not any(x is a for a in args)]
+    del out, first, leaves
+    gc.collect()
+    return values, graph, result, (saved, [r() is not None for r in outputs]), function
+
+
+def two_layers(x, w1, w2):
+    h = torch.tanh(x @ w1)
+    # the second matmul saves a view of an output (h); the outputs include an input as it is
+    return h[:, :2] @ w2, h, x
+
+
+@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
+@pytest.mark.parametrize(
+    "backward",
+    [
+        lambda out: out.sum().backward(),
+        lambda out: out.backward(torch.ones_like(out)),
+        # a second backward of a graph that the first freed: the same error both ways
+        lambda out: (out.sum().backward(), out.sum().backward()),
+        # saved tensors released by the backward although the graph is retained, as upstream releases them
+        lambda out: out.sum().backward(retain_graph=True),
+        lambda out: (out.sum().backward(retain_graph=True), out.sum().backward()),
+        # no backward: the saved view of an output must not keep the graph alive (pytorch/pytorch#94990)
+        lambda out: None,
+    ],
+    ids=["sum", "ones", "twice", "retain_graph", "retain_graph_then_again", "no_backward"],
+)
+def test_training_hits_connect_to_autograd_like_upstream(device, executors, backward):
+    # Hits of an entry with a backward connect the outputs through thunder/fastpath/autograd.py's Functions (an
+    # empty meta tensor links the two, where upstream makes it with torch.randn). Same outputs, graph (node names),
+    # gradients or error, saved tensors released as upstream releases them, and the random state left alone.
+    up = thunder.jit(two_layers, fastpath=False, executors=executors)
+    fast = thunder.jit(two_layers, fastpath=True, executors=executors)
+
+    def make():
+        return (t(3, 4, seed=0, requires_grad=True).to(device), t(4, 5, seed=1, requires_grad=True).to(device),
+                t(2, 3, seed=2, requires_grad=True).to(device))
+
+    for i in range(3):
+        rng = torch.get_rng_state()
+        took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+        rows = [training_outcome(f, [a.detach().requires_grad_() for a in make()], backward) for f in (up, fast)]
+        if i:
+            assert took_fast_path(fast)
+            assert rows[1][4] is thunder.fastpath.autograd.ThunderOutputFunction
+        assert rows[0][4] is thunder.executors.torch_autograd.ThunderOutputFunction
+        assert torch.equal(rng, torch.get_rng_state())
+        (out_up, graph_up, grads_up, alive_up, _), (out_fast, graph_fast, grads_fast, alive_fast, _) = rows
+        assert_bitwise(out_up, out_fast)
+        assert graph_up == graph_fast and graph_up[0][0] == "ThunderOutputFunctionBackward"
+        if isinstance(grads_up, type):
+            assert grads_up is grads_fast
+        else:
+            assert_bitwise(grads_up, grads_fast)
+        assert alive_up == alive_fast and not any(alive_up[1])
+        assert hits_misses(up) == hits_misses(fast)
+
+
+def test_training_hits_without_split_autograd_keep_upstreams_function():
+    # thunderfx_disable_split_autograd (a compile option that ThunderFX sets): one Function, upstream's.
+    up = thunder.jit(two_layers, fastpath=False, thunderfx_disable_split_autograd=True)
+    fast = thunder.jit(two_layers, fastpath=True, thunderfx_disable_split_autograd=True)
+    for _ in range(3):
+        took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+        rows = [training_outcome(f, [t(3, 4, requires_grad=True), t(4, 5, seed=1, requires_grad=True), t(2, 3, seed=2)],
+                                 lambda out: out.sum().backward()) for f in (up, fast)]
+        assert_bitwise(rows[0][0], rows[1][0])
+        assert rows[0][1] == rows[1][1] and rows[0][1][0][0] == "ThunderFunctionBackward"
+        assert_bitwise(rows[0][2], rows[1][2])
+    assert took_fast_path(fast)
+    assert rows[1][4] is rows[0][4] is thunder.executors.torch_autograd.ThunderFunction
+
+
 def without_header(trace) -> str:
     return str(trace).split("\n", 1)[1]  # the first line says how long the trace took
 
