@@ -928,13 +928,14 @@ def test_forward_and_backward_gradients():
 
 
 def autograd_graph(out):
-    """The autograd nodes behind ``out``, breadth first, by name and the index of each edge's target."""
-    nodes, seen, queue = [], {}, [out.grad_fn]
+    """The autograd nodes behind ``out``, breadth first: each node's name with the names of the nodes its edges
+    lead to."""
+    nodes, seen, queue = [], set(), [out.grad_fn]
     while queue:
         node = queue.pop(0)
         if node is None or node in seen:
             continue
-        seen[node] = len(seen)
+        seen.add(node)
         nodes.append((node.name(), [fn.name() if fn is not None else None for fn, _ in node.next_functions]))
         queue.extend(fn for fn, _ in node.next_functions)
     return nodes
@@ -984,7 +985,7 @@ def two_layers(x, w1, w2):
         lambda out: out.backward(torch.ones_like(out)),
         # a second backward of a graph that the first freed: the same error both ways
         lambda out: (out.sum().backward(), out.sum().backward()),
-        # saved tensors released by the backward although the graph is retained, as upstream releases them
+        # a retained graph keeps its saved tensors, as upstream's does
         lambda out: out.sum().backward(retain_graph=True),
         lambda out: (out.sum().backward(retain_graph=True), out.sum().backward()),
         # no backward: the saved view of an output must not keep the graph alive (pytorch/pytorch#94990)
