@@ -6,8 +6,9 @@ device ("split autograd"). Both that tensor (``ThunderFunction.forward``) and th
 (``ThunderOutputFunction.backward``) are made with ``torch.randn``, which on the meta device runs through Python
 decompositions: about 15 µs each on the developers' CPU, two per training step, for tensors that hold no data.
 The classes here are upstream's with those two tensors made by ``torch.empty`` (under 1 µs): same shape, dtype,
-device and ``requires_grad``, no random state touched either way. Everything else, the backward included, is
-upstream's, inherited; the class names stay upstream's, so ``grad_fn.name()`` does too. Calls that upstream
+device and ``requires_grad``, no random state touched either way. The two methods that make them are restated
+(``ThunderFunction.forward`` only for the split); ``ThunderFunction.backward`` and ``ThunderOutputFunction.forward``
+are upstream's, inherited, and the class names stay upstream's, so ``grad_fn.name()`` does too. Calls that upstream
 connects without the split (CUDA-graph capture, ``thunderfx_disable_split_autograd``) go to upstream's function.
 """
 
