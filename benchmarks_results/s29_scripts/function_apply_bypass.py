@@ -7,18 +7,18 @@ argument)? The same fast callable (train_step of small_graph.py) with thunder/fa
     python benchmarks_results/s29_scripts/function_apply_bypass.py
 """
 import statistics
+import sys
 import timeit
 
 import torch
 
-import thunder
+sys.path.insert(0, "thunder/benchmarks")  # run from the repository root
+from small_graph import train_step_fn  # noqa: E402
+
+import thunder  # noqa: E402
 import thunder.fastpath
 import thunder.fastpath.autograd as fast_autograd
 import thunder.fastpath.cache_hit as cache_hit
-
-
-def train_step_fn(x, w):
-    return torch.tanh(x @ w).sum()
 
 
 _c_apply_link = super(torch.autograd.Function, fast_autograd.ThunderFunction).apply
