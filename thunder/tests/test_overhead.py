@@ -22,6 +22,7 @@ import threading
 import types
 import weakref
 from contextlib import nullcontext
+from typing import NamedTuple
 
 import expecttest
 import hypothesis
@@ -949,11 +950,17 @@ def saved_tensors_state(node):
         return "released"
 
 
-def training_outcome(f, args, backward):
-    """One call of ``f`` and a backward of its first output by ``backward(out)``: the outputs (values and whether
-    they require grad), the autograd graph, the gradients (or the exception type), the saved tensors that the
-    first output's node holds after the backward, which outputs outlive the caller's references (a reference cycle
-    through the graph keeps them), and the autograd Function behind the first output."""
+class TrainingOutcome(NamedTuple):
+    values: list  # each output's values and whether it requires grad
+    graph: list  # autograd_graph of the first output
+    grads: object  # the inputs' gradients, or the type of the exception that the backward raised
+    lifetimes: tuple  # the first output's node's saved tensors after the backward; which outputs outlive the caller
+    function: type  # the autograd Function behind the first output
+
+
+def training_outcome(f, args, backward) -> TrainingOutcome:
+    """One call of ``f`` and a backward of its first output by ``backward(out)``. An output outlives the caller's
+    references when a reference cycle through the graph keeps it."""
     out = f(*args)
     first = out[0] if isinstance(out, tuple) else out
     graph, function = autograd_graph(first), first.grad_fn._forward_cls
@@ -968,7 +975,7 @@ def training_outcome(f, args, backward):
     outputs = [weakref.ref(x) for x in leaves if not any(x is a for a in args)]
     del out, first, leaves
     gc.collect()
-    return values, graph, result, (saved, [r() is not None for r in outputs]), function
+    return TrainingOutcome(values, graph, result, (saved, [r() is not None for r in outputs]), function)
 
 
 def two_layers(x, w1, w2):
@@ -1007,20 +1014,20 @@ def test_training_hits_connect_to_autograd_like_upstream(device, executors, back
     for i in range(3):
         rng = torch.get_rng_state()
         took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
-        rows = [training_outcome(f, [a.detach().requires_grad_() for a in make()], backward) for f in (up, fast)]
+        inputs = lambda: [a.detach().requires_grad_() for a in make()]
+        theirs, ours = (training_outcome(f, inputs(), backward) for f in (up, fast))
         if i:
             assert took_fast_path(fast)
-            assert rows[1][4] is thunder.fastpath.autograd.ThunderOutputFunction
-        assert rows[0][4] is thunder.executors.torch_autograd.ThunderOutputFunction
+            assert ours.function is thunder.fastpath.autograd.ThunderOutputFunction
+        assert theirs.function is thunder.executors.torch_autograd.ThunderOutputFunction
         assert torch.equal(rng, torch.get_rng_state())
-        (out_up, graph_up, grads_up, alive_up, _), (out_fast, graph_fast, grads_fast, alive_fast, _) = rows
-        assert_bitwise(out_up, out_fast)
-        assert graph_up == graph_fast and graph_up[0][0] == "ThunderOutputFunctionBackward"
-        if isinstance(grads_up, type):
-            assert grads_up is grads_fast
+        assert_bitwise(theirs.values, ours.values)
+        assert theirs.graph == ours.graph and theirs.graph[0][0] == "ThunderOutputFunctionBackward"
+        if isinstance(theirs.grads, type):
+            assert theirs.grads is ours.grads
         else:
-            assert_bitwise(grads_up, grads_fast)
-        assert alive_up == alive_fast and not any(alive_up[1])
+            assert_bitwise(theirs.grads, ours.grads)
+        assert theirs.lifetimes == ours.lifetimes and not any(theirs.lifetimes[1])
         assert hits_misses(up) == hits_misses(fast)
 
 
@@ -1030,13 +1037,16 @@ def test_training_hits_without_split_autograd_keep_upstreams_function():
     fast = thunder.jit(two_layers, fastpath=True, thunderfx_disable_split_autograd=True)
     for _ in range(3):
         took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
-        rows = [training_outcome(f, [t(3, 4, requires_grad=True), t(4, 5, seed=1, requires_grad=True), t(2, 3, seed=2)],
-                                 lambda out: out.sum().backward()) for f in (up, fast)]
-        assert_bitwise(rows[0][0], rows[1][0])
-        assert rows[0][1] == rows[1][1] and rows[0][1][0][0] == "ThunderFunctionBackward"
-        assert_bitwise(rows[0][2], rows[1][2])
+        theirs, ours = (
+            training_outcome(f, [t(3, 4, requires_grad=True), t(4, 5, seed=1, requires_grad=True), t(2, 3, seed=2)],
+                             lambda out: out.sum().backward())
+            for f in (up, fast)
+        )
+        assert_bitwise(theirs.values, ours.values)
+        assert theirs.graph == ours.graph and theirs.graph[0][0] == "ThunderFunctionBackward"
+        assert_bitwise(theirs.grads, ours.grads)
     assert took_fast_path(fast)
-    assert rows[1][4] is rows[0][4] is thunder.executors.torch_autograd.ThunderFunction
+    assert ours.function is theirs.function is thunder.executors.torch_autograd.ThunderFunction
 
 
 def without_header(trace) -> str:
