@@ -4,16 +4,40 @@ it only shows how much of the hit each line takes. Lines that later lines read (
 ``__same_layout = ...`` becomes ``__same_layout = True``. Run from the repository root:
 
     .venv/bin/python benchmarks_results/s30_scripts/hit_line_costs.py
+
+``hit_micro_rewrites.py`` times hand-made variants of the same function with this script's helpers.
 """
+import functools
 import os
 import sys
-import timeit
 
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "thunder", "benchmarks"))
 import small_graph  # noqa: E402
 import hit_breakdown  # noqa: E402
+
+NUMBER, REPEATS = 20000, 15
+
+
+def two_8x8_hit():
+    """(jitted, hit, args): small_graph.py's two_8x8 case jitted and hit; keep ``jitted`` alive while ``hit`` is used."""
+    case = next(c for c in small_graph.make_cases("cpu") if c.name == "two_8x8")
+    jitted, _, hit = hit_breakdown.jit_and_hit(case)
+    return jitted, hit, case.args
+
+
+def time_variants(hit, sources: dict, args, repeats=REPEATS, extra_globals=None) -> dict:
+    """µs per call of each source (a variant of ``hit.source``), compiled with the hit function's globals (and
+    ``extra_globals``), called with ``(args, {})``: samples per variant, interleaved (hit_breakdown.time_interleaved),
+    in grad mode, as the entry was made."""
+    pieces = {}
+    for name, source in sources.items():
+        namespace = {**hit.call.__globals__, **(extra_globals or {})}
+        exec(compile(source, "variant", "exec"), namespace)
+        pieces[name] = functools.partial(namespace["hit"], args, {})
+    with torch.enable_grad():
+        return hit_breakdown.time_interleaved(pieces, NUMBER, repeats, lambda: None)
 
 
 def variants(source):
@@ -33,31 +57,13 @@ def variants(source):
 
 
 def main():
-    for case in small_graph.make_cases("cpu"):
-        if case.name != "two_8x8":
-            continue
-        jitted, fast, hit = hit_breakdown.jit_and_hit(case)
-        args = case.args
-        ctx = torch.enable_grad()  # the mode jit_and_hit called it in, so the entry's guard passes
-        fns = {}
-        for name, src in variants(hit.source):
-            ns = dict(hit.call.__globals__)
-            exec(compile(src, "variant", "exec"), ns)
-            fns[name] = ns["hit"]
-        samples = {n: [] for n in fns}
-        number = 20000
-        with ctx:
-            for _ in range(15):
-                for n, fn in fns.items():
-                    def loop(fn=fn):
-                        for _ in range(number):
-                            fn(args, {})
-                    samples[n].append(timeit.timeit(loop, number=1) / number * 1e6)
-        full = min(samples["full"])
-        print(f"== {case.name}: full hit function {full:.3f} us")
-        for n in fns:
-            if n != "full":
-                print(f"{full - min(samples[n]):7.3f} us  {n}")
+    jitted, hit, args = two_8x8_hit()
+    samples = time_variants(hit, dict(variants(hit.source)), args)
+    full = min(samples["full"])
+    print(f"== two_8x8: full hit function {full:.3f} us")
+    for name, s in samples.items():
+        if name != "full":
+            print(f"{full - min(s):7.3f} us  {name}")
 
 
 if __name__ == "__main__":
