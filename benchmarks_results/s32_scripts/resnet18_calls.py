@@ -8,8 +8,8 @@ of a jitted resnet18's first call against eager (atol 1e-4). A first call goes t
 without the fast path. Here, in one process, each configuration of that test is jitted twice from identical models
 and inputs, with the fast path off and on, and called twice (a miss, then a hit): the outputs are compared bitwise,
 and each one's largest difference from eager is printed, with whether it is within the test's tolerance. Then the
-same with TF32 convolutions off (the test's fixture sets NVIDIA_TF32_OVERRIDE=0, which only acts if set before
-CUDA starts in that process: under xdist that depends on which test a worker ran first).
+same with TF32 convolutions off (the test's fixture sets NVIDIA_TF32_OVERRIDE=0, which may not act when set after
+CUDA has started in that process, if it acts then at all: under xdist a worker has run other tests first).
 """
 
 import argparse
