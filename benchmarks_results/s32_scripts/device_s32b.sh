@@ -1,7 +1,7 @@
 # Session 32, device call B (nvidia-h200): call A's one difference, test_update_aliases' test_parse_resnet18 (torch
 # executor, float32, train=True): resnet18_calls.py (fast path off and on in one process, outputs bitwise, each
-# one's distance from eager), then the shipped test_parse_resnet18 tests of that executor and dtype (train False and True) alone, without xdist, twice in each
-# mode, alternating. Carry [".device"]; writes to $OUT.
+# one's distance from eager), then the shipped test_parse_resnet18 tests of that executor and dtype (train False and
+# True) alone, without xdist, twice in each mode, alternating. Carry [".device"]; writes to $OUT.
 set -uo pipefail
 source .device/setup.sh >/dev/null 2>&1 || exit 1
 site=$(python3 -c "import thunder, os; print(os.path.dirname(thunder.__file__))")
