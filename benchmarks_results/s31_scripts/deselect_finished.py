@@ -2,9 +2,10 @@
 
     FINISHED_TESTS=both.txt python -m pytest -p deselect_finished ...
 
-$FINISHED_TESTS holds one test per line, its first field the test's node id after the file part ("::name", as the
-device scripts' outcome lists write it from pytest-xdist's -v lines, which print a name's dots as "::"). Those tests
-are deselected.
+$FINISHED_TESTS holds one test per line, its first field the test as the device scripts' outcome lists write it from
+pytest-xdist's -v lines: "::name" (device_s31a.sh) or "path/to/test_module.py::name" (device_s32a.sh, whose
+--rootdir gives ids a module path). Those tests are deselected. A test is matched by its module's file name and its
+name.
 """
 
 import os
@@ -18,11 +19,14 @@ def pytest_collection_modifyitems(config, items):
         finished = {_key(line.split()[0]) for line in f if line.strip()}
     keep, drop = [], []
     for item in items:
-        (drop if _key("::" + item.nodeid.split("::", 1)[1]) in finished else keep).append(item)
+        (drop if _key(item.nodeid) in finished else keep).append(item)
     items[:] = keep
     config.hook.pytest_deselected(items=drop)
 
 
-def _key(name):
-    # xdist's -v lines print "thunder.dtypes.float32" in a test's name as "thunder::dtypes::float32"
-    return name.replace(".", "::")
+def _key(test_id):
+    # The -v lines give the module's path from where pytest ran, a collected item's id the path from the rootdir (or
+    # none, as the -v lines then do): compare file names. And xdist's -v lines print "thunder.dtypes.float32" in a
+    # test's name as "thunder::dtypes::float32".
+    path, _, name = test_id.partition("::")
+    return os.path.basename(path) + "::" + name.replace(".", "::")
