@@ -2,8 +2,10 @@
 # compared before), at the current code (last compared on the H200 in sessions 8 and 12, before session 29's
 # autograd.py). Fast path on (cores 0-7) and off (cores 8-15) at once, each under pytest-xdist with 7 workers,
 # stopped after LIMIT s; per-test outcomes from the -v lines, as in device_s31a.sh. FINISHED_TESTS (optional): a
-# list of tests already compared, left out by s31_scripts/deselect_finished.py.
-# Needs the pytest-xdist and execnet wheels in .device/extra_whl. Carry [".device"]; writes to $OUT.
+# list of tests already compared (an earlier call's both.txt), left out by s31_scripts/deselect_finished.py.
+# MODULES and K select other shipped tests: MODULES=thunder.tests.test_grad runs what device_s30d.sh and
+# device_s31a.sh ran. Needs the pytest-xdist and execnet wheels in .device/extra_whl (and fdm for test_grad).
+# Carry [".device"]; writes to $OUT.
 set -uo pipefail
 source .device/setup.sh >/dev/null 2>&1 || exit 1
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/extra .device/extra_whl/*.whl
@@ -16,8 +18,8 @@ ln -sfn "$PWD/thunder/fastpath" "$site/fastpath"
 export PYTHONUNBUFFERED=1
 sha1sum thunder/fastpath/*.py | tee "$OUT/code_sha1.log"
 uptime | tee "$OUT/uptime.log"
-MODULES="thunder.tests.test_core thunder.tests.test_update_aliases thunder.tests.test_inplace_copy thunder.tests.test_autocast
- thunder.tests.test_transforms thunder.tests.test_jit_general thunder.tests.test_nvfuser_remat"
+MODULES=${MODULES:-"thunder.tests.test_core thunder.tests.test_update_aliases thunder.tests.test_inplace_copy
+ thunder.tests.test_autocast thunder.tests.test_transforms thunder.tests.test_jit_general thunder.tests.test_nvfuser_remat"}
 K=${K:-cuda}
 python3 -m pytest --collect-only -q -p no:cacheprovider -W ignore -p deselect_finished --pyargs $MODULES -k "$K" \
   2>&1 | tail -n 1 | tee "$OUT/selection.log"
