@@ -90,9 +90,11 @@ class CacheHit:
         )
         # The region's prepared layout when it is that of the call the entry's guard was built from (args, kwargs).
         self.entry_layout = _entry_layout(self.region_call, guard, args, kwargs or {})
+        # The generated function reaches the entry, not this object: this object holds the function, and a reference
+        # back would make a cycle (see _Publication).
         namespace = {
             **runtime,
-            "__this": self,
+            "__entry": entry,
             "__computation": self.computation,
             "__epilogue": self.epilogue,
             "__set_grad_enabled": _set_grad_enabled,
@@ -107,11 +109,12 @@ class CacheHit:
         lines = [
             "__cs.calls += 1",
             "__cs.cache_hits += 1",
-            "if __state.published is not __this: __publish(__this)",
+            "if __publication.entry is not __entry: __publish(__entry)",
         ]
         inputs, pro_to_epi = self.guard.inputs, self.guard.pro_to_epi
         if self.backward_fn is not None:
-            return lines + [f"return __call_with_backward(__this, ({inputs}), ({pro_to_epi}))"]
+            parts = f"__entry, __computation, __epilogue, {self.grad_off}"
+            return lines + [f"return __call_with_backward({parts}, ({inputs}), ({pro_to_epi}))"]
         computed = f"__computation({inputs})"
         result = {
             "first": f"{computed}[0]",
@@ -274,10 +277,22 @@ def entry_used_last(cs):
     return next((e for e in cs.interpreter_cache if e.prologue_traces is cs.last_prologue_traces), None)
 
 
+class _Publication:
+    """The cache entry whose traces the fast path last published in the compile stats (None after a call through
+    upstream's path). The generated hit functions read it and must not reach the ``_State`` or a ``CacheHit``, which
+    hold them: such a reference cycle would keep the compile stats, and through them the jitted function or module,
+    alive until Python's cycle collector runs. Upstream's callables make none (its test_jit_nn_module_cycle_leak)."""
+
+    __slots__ = ("entry",)
+
+    def __init__(self):
+        self.entry = None
+
+
 class _State:
     """The guarded cache entries, newest first, and the bookkeeping that keeps them in step with upstream."""
 
-    __slots__ = ("hits", "calls", "shape_index", "cache", "n_entries", "published", "by_entry", "unsupported")
+    __slots__ = ("hits", "calls", "shape_index", "cache", "n_entries", "publication", "by_entry", "unsupported")
 
     def __init__(self):
         self.hits: tuple[CacheHit, ...] = ()
@@ -288,9 +303,15 @@ class _State:
         self.shape_index: tuple | None = None
         self.cache = None
         self.n_entries = -1
-        self.published = None
+        self.publication = _Publication()
         self.by_entry: dict = {}  # id(entry) -> (entry, CacheHit or None when unsupported)
         self.unsupported: list[str] = []  # why entries kept upstream's path
+
+    @property
+    def published(self):
+        """The entry whose traces the fast path published last, None after a call through upstream's path: whether
+        the last call was served by a generated hit function."""
+        return self.publication.entry
 
 
 def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
@@ -305,9 +326,10 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
     # Weak: the ThunderModule holds this callable, and a strong reference back would keep both alive.
     thunder_module_ref = weakref.ref(thunder_module) if thunder_module is not None else lambda: None
 
-    def publish(hit):
+    publication = state.publication
+
+    def publish(entry):
         # The statistics an upstream hit writes; they only change when the entry hit changes.
-        entry = hit.entry
         cs.last_traces = entry.computation_traces
         cs.last_prologue_traces = entry.prologue_traces
         cs.last_prologue = entry.prologue_fn
@@ -316,24 +338,24 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
         cs.last_interpreter_log = None
         cs.last_prologue_transformation_start = cs.last_prologue_transformation_stop = 0
         cs.last_computation_transformation_start = cs.last_computation_transformation_stop = 0
-        state.published = hit
+        publication.entry = entry
 
-    def connect(hit, result):
+    def connect(entry, result):
         data_for_autograd, (saved_tensors, saved_other) = result
         connect_to_autograd(
-            backward_fn=hit.backward_fn,
+            backward_fn=entry.backward_fn,
             flat_args=data_for_autograd["flat_args"],
             flat_output=data_for_autograd["flat_output"],
             saved_tensors=saved_tensors,
             saved_other=saved_other,
-            return_none_instead_of_grads=hit.entry.return_none_instead_of_grads,
+            return_none_instead_of_grads=entry.return_none_instead_of_grads,
             disable_split_autograd=disable_split_autograd,
             is_differentiable_outputs=is_differentiable_outputs,
         )
         return data_for_autograd["output"]
 
     def upstream_call(args, kwargs):
-        state.published = None
+        publication.entry = None
         try:
             result = upstream_fn(*args, **kwargs)
         except Exception:
@@ -389,23 +411,30 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
             warnings.warn(f"thunder.fastpath: {reason}; this cache entry keeps upstream's path", GuardBuildWarning)
             return None
 
-    def call_with_backward(hit, inps, pro_to_epi):
-        if hit.grad_off:
+    def call_with_backward(entry, computation, epilogue, grad_off, inps, pro_to_epi):
+        # computation and epilogue: the entry's, undecorated (CacheHit)
+        if grad_off:
             _set_grad_enabled(False)
             try:
-                result = hit.computation(*inps)
+                result = computation(*inps)
             finally:
                 _set_grad_enabled(True)
-            result = connect(hit, result)
+            result = connect(entry, result)
             _set_grad_enabled(False)
             try:
-                return hit.epilogue(*pro_to_epi, *result)
+                return epilogue(*pro_to_epi, *result)
             finally:
                 _set_grad_enabled(True)
-        return hit.epilogue(*pro_to_epi, *connect(hit, hit.computation(*inps)))
+        return epilogue(*pro_to_epi, *connect(entry, computation(*inps)))
 
-    # What the generated hit functions reach besides their entry's own callables.
-    runtime = {"__cs": cs, "__state": state, "__publish": publish, "__call_with_backward": call_with_backward}
+    # What the generated hit functions reach besides their entry's own callables; none of it refers to the state
+    # (see _Publication).
+    runtime = {
+        "__cs": cs,
+        "__publication": publication,
+        "__publish": publish,
+        "__call_with_backward": call_with_backward,
+    }
 
     def dispatch(args, kwargs):
         # One call of the jitted callable: the guarded entries in upstream's order (less those that require another

@@ -565,4 +565,5 @@ def _function_source(name: str, body: list[str], final: list[str]) -> str:
 def _compile(source: str, name: str, global_ns: dict):
     namespace = dict(global_ns)
     exec(compile(source, f"thunder.fastpath.{name}", "exec"), namespace)
-    return namespace[name]
+    # namespace is the function's globals: left in it, the function would make a reference cycle with them.
+    return namespace.pop(name)

@@ -1283,6 +1283,44 @@ def test_jitted_callables_are_collected_like_upstream():
     assert collected[True] == collected[False] == [True, True, True]
 
 
+def _jit_call_and_turn_off_gc(fastpath, device, executors):
+    """Jits a function (default cache and "symbolic values") and a module, calls them until each hits (the module
+    with and without grad, backward included), and returns weak references to them and to the module they wrap.
+    Collects the garbage before it returns (upstream's tracing leaves reference cycles that hold the module), then
+    turns the cycle collector off: its own references go away without it."""
+    a = t(3).to(device)
+    linear = torch.nn.Linear(3, 2).to(device)
+    fn = thunder.jit(lambda x, y: x * y + 1, fastpath=fastpath, executors=executors)
+    symbolic = thunder.jit(lambda x, n: x * n, fastpath=fastpath, executors=executors, cache="symbolic values")
+    module = thunder.jit(linear, fastpath=fastpath, executors=executors)
+    for n in (2, 3):
+        fn(a, a.clone())
+        symbolic(a, n)
+        with torch.no_grad():
+            module(a)
+        module(a).sum().backward()
+    assert (thunder.cache_hits(fn), thunder.cache_hits(symbolic), thunder.cache_hits(module)) == (1, 1, 2)
+    refs = [weakref.ref(x) for x in (fn, symbolic, module, linear)]
+    gc.collect()
+    gc.disable()
+    return refs
+
+
+@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
+def test_jitted_callables_are_freed_without_the_cycle_collector_like_upstream(device, executors):
+    # Upstream's callables make no reference cycle (its test_jit_nn_module_cycle_leak checks that a jitted CUDA
+    # module's memory is freed as soon as the last reference goes): the fast path's guards, generated hit functions
+    # and state must not make one either, or the module would live on until the cycle collector ran.
+    freed = {}
+    for fastpath in (False, True):
+        try:
+            refs = _jit_call_and_turn_off_gc(fastpath, device, executors)
+            freed[fastpath] = [r() is None for r in refs]
+        finally:
+            gc.enable()
+    assert freed[True] == freed[False] == [True] * 4
+
+
 def test_inputs_and_outputs_are_not_kept_alive_like_upstream():
     # Guards are built from the call that used an entry (its arguments, its outputs): they must keep neither, nor
     # may hits keep later calls' tensors, while the jitted callables live on.
@@ -1517,7 +1555,7 @@ def hit(args, kwargs):
         return __MISS
     __cs.calls += 1
     __cs.cache_hits += 1
-    if __state.published is not __this: __publish(__this)
+    if __publication.entry is not __entry: __publish(__entry)
     if __same_layout:
         return __computation(a, b, )[0]
     __set_grad_enabled(False)
@@ -1567,7 +1605,7 @@ def hit(args, kwargs):
         return __MISS
     __cs.calls += 1
     __cs.cache_hits += 1
-    if __state.published is not __this: __publish(__this)
+    if __publication.entry is not __entry: __publish(__entry)
     return __computation(input, t_bias, t_weight, )[0]
 """)
 
@@ -2103,7 +2141,7 @@ def hit(args, kwargs):
         return __MISS
     __cs.calls += 1
     __cs.cache_hits += 1
-    if __state.published is not __this: __publish(__this)
+    if __publication.entry is not __entry: __publish(__entry)
     __prepared = __region.prepared
     if __prepared is not None and __prepared[2] and (__same_layout and __prepared is __entry_layout or __prepared[0].check(x)):
         __out = __prepared[1]((x, ))
