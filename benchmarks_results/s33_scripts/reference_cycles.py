@@ -26,7 +26,6 @@ def jit_and_call(fastpath):
     a = torch.randn(3)
     mlp = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
     bn = torch.nn.BatchNorm1d(3)
-    jitted = []
     f = thunder.jit(lambda x, y, *, s=1.0, d=None: (x * y * s, [x.sin(), {"k": y}]), fastpath=fastpath)
     for _ in range(3):
         f(a, a.clone(), s=2.0, d={"z": a})
