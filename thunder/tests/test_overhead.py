@@ -1263,11 +1263,22 @@ def test_external_cache_clear_is_noticed():
     assert thunder.cache_misses(fast) == 2
 
 
-def _jit_call_and_turn_off_gc(fastpath, device, executors):
-    """Jits a function (default cache and "symbolic values") and a module, calls them until each hits (the module
-    with and without grad, backward included), and returns weak references to them and to the module they wrap.
-    Collects the garbage before it returns (upstream's tracing leaves reference cycles that hold the module), then
-    turns the cycle collector off: its own references go away without it."""
+@contextlib.contextmanager
+def cycle_collector_off():
+    """Collects what earlier code left in reference cycles (upstream's tracing leaves some that hold the module it
+    traced), then keeps the cycle collector off: what is freed inside was freed by reference counting alone, as
+    soon as its last reference went."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _jitted_and_called(fastpath, device, executors):
+    """A function (default cache and "symbolic values") and a module, jitted and called until each hits (the module
+    with and without grad, backward included), and the module they wrap."""
     a = t(3).to(device)
     linear = torch.nn.Linear(3, 2).to(device)
     fn = thunder.jit(lambda x, y: x * y + 1, fastpath=fastpath, executors=executors)
@@ -1280,10 +1291,7 @@ def _jit_call_and_turn_off_gc(fastpath, device, executors):
             module(a)
         module(a).sum().backward()
     assert (thunder.cache_hits(fn), thunder.cache_hits(symbolic), thunder.cache_hits(module)) == (1, 1, 2)
-    refs = [weakref.ref(x) for x in (fn, symbolic, module, linear)]
-    gc.collect()
-    gc.disable()
-    return refs
+    return fn, symbolic, module, linear
 
 
 @pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
@@ -1296,11 +1304,11 @@ def test_jitted_callables_are_freed_without_the_cycle_collector_like_upstream(de
     # test_jitted_callables_are_collected_like_upstream, which called gc.collect() first.)
     freed = {}
     for fastpath in (False, True):
-        try:
-            refs = _jit_call_and_turn_off_gc(fastpath, device, executors)
+        objects = _jitted_and_called(fastpath, device, executors)
+        refs = [weakref.ref(x) for x in objects]
+        with cycle_collector_off():
+            del objects
             freed[fastpath] = [r() is None for r in refs]
-        finally:
-            gc.enable()
     assert freed[True] == freed[False] == [True] * 4
 
 
@@ -1322,9 +1330,7 @@ def test_inputs_and_outputs_are_freed_at_once_like_upstream(device, executors):
         fn = thunder.jit(lambda a, b: a * b + a, fastpath=fastpath, executors=executors)
         module = thunder.jit(torch.nn.Linear(3, 2).to(device), fastpath=fastpath, executors=executors)
         refs = []
-        gc.collect()
-        gc.disable()
-        try:
+        with cycle_collector_off():
             for grad, kind, _ in calls:
                 a = t(6).to(device)[::2] if kind == "strided" else t(3, requires_grad=kind == "requires_grad").to(device)
                 b = t(3, seed=1).to(device)
@@ -1333,8 +1339,6 @@ def test_inputs_and_outputs_are_freed_at_once_like_upstream(device, executors):
                 refs += [weakref.ref(x) for x in (a, b, out, module_out)]
                 del a, b, out, module_out
             freed[fastpath] = [r() is None for r in refs]
-        finally:
-            gc.enable()
         assert hits_misses(fn) == hits_misses(module) == (n_hits, len(calls) - n_hits)
     assert freed[True] == freed[False] == [True] * 4 * len(calls)
 
