@@ -1886,16 +1886,18 @@ class FakeFusion:
 
     def __init__(self, key, log):
         self.key, self.log, self._selected_device = key, log, None
-        self.fec = types.SimpleNamespace(execute=lambda args, **kw: self.run("fec", args))
+        self.keywords = []  # (how, the keyword arguments) of each call
+        self.fec = types.SimpleNamespace(execute=lambda args, **kw: self.run("fec", args, kw))
 
     def _get_device_index(self, device):
         return None
 
     def execute(self, args, **kwargs):
-        return self.run("fd", args)
+        return self.run("fd", args, kwargs)
 
-    def run(self, how, args):
+    def run(self, how, args, kwargs):
         self.log.append((how, self.key))
+        self.keywords.append((how, kwargs))
         return self.key
 
 
@@ -1964,6 +1966,24 @@ def test_fusion_region_picks_the_definition_by_layout_without_a_gpu():
     first = region(strided)
     up.log.clear()
     assert region(contiguous) == first and up.log == [("fec", first)]
+
+
+def test_fusion_region_passes_nvfuser_options_on_every_call_without_a_gpu():
+    # nv_enable_options / nv_disable_options reach nvFuser as keyword arguments of each execute call: fd.execute's on
+    # a new layout, the executor's bound once per layout on the others.
+    from thunder.fastpath.nvfuser import FusionRegion
+
+    up = FakeWrapper()
+    up.enable_options, up.disable_options = ["fuse_matmul"], []
+    region = FusionRegion(up, (0,), 1)
+    base = torch.randn(4, 6)
+    for a in [base, base, base.t().contiguous().t(), base.t().contiguous().t(), base, base]:
+        region(a)
+    calls = [call for fd in up.built.values() for call in fd.keywords]
+    assert sorted(how for how, _ in calls) == ["fd", "fd", "fec", "fec", "fec", "fec"]
+    for how, kwargs in calls:
+        options = (kwargs.get("_enable_options"), kwargs.get("_disable_options"))
+        assert options == (["fuse_matmul"], []), how
 
 
 def layouts_4x6(device="cpu"):
@@ -2383,6 +2403,64 @@ def test_nvfuser_store_inputs_and_last_used():
     (region,) = fusion_regions(fast)
     assert region.last_inputs[0] is a and region.last_used is not None
     assert_bitwise(region.last_used.execute(list(region.last_inputs)), fusion_regions(up)[0].last_used.execute([a]))
+
+
+class RecordingExecutorCache:
+    """Stands for nvFuser's FusionExecutorCache (what ``fd.execute`` creates as ``fd.fec``) and records the keyword
+    arguments of each ``execute`` call: the device and the NVFUSER_ENABLE / NVFUSER_DISABLE options."""
+
+    def __init__(self, real_class, calls, fusion):
+        self._real, self._calls = real_class(fusion), calls
+
+    def execute(self, inputs, **kwargs):
+        self._calls.append(kwargs)
+        return self._real.execute(inputs, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+
+@requires_nvfuser
+def test_nvfuser_options_reach_the_executor_like_upstream(monkeypatch):
+    # nv_enable_options / nv_disable_options reach nvFuser as keyword arguments of FusionExecutorCache.execute, which
+    # upstream's fd.execute passes on every call. The fast path binds them to the executor once per layout: every
+    # call (the first, hits, another layout, back to the first) must pass what upstream's passes.
+    import nvfuser_direct
+
+    from thunder.fastpath.nvfuser import FusionRegion
+
+    real = nvfuser_direct.FusionExecutorCache
+    options = dict(nv_enable_options=["fuse_matmul"], nv_disable_options=["kernel_reuse"])
+    a, transposed = torch.randn(4, 6, device="cuda"), torch.randn(6, 4, device="cuda").t()
+    seen = {}
+    for fastpath in (False, True):
+        calls = []
+        monkeypatch.setattr(nvfuser_direct, "FusionExecutorCache", lambda fusion: RecordingExecutorCache(real, calls, fusion))
+        jitted = thunder.jit(lambda x: (x.exp() * 2).sum(0), fastpath=fastpath, executors=["nvfuser"], **options)
+        outputs = [jitted(x) for x in (a, a, a, transposed, transposed, a)]
+        keywords = [(kw.get("device"), kw.get("_enable_options", []), kw.get("_disable_options", [])) for kw in calls]
+        seen[fastpath] = outputs, hits_misses(jitted), keywords, [type(r) for r in fusion_regions(jitted)]
+    assert_bitwise(seen[True][0], seen[False][0])
+    assert seen[True][1] == seen[False][1] == (5, 1)
+    assert seen[True][2] == seen[False][2]  # device and options, call by call
+    assert [options for _, *options in seen[False][2]] == [[["fuse_matmul"], ["kernel_reuse"]]] * 6
+    assert seen[True][3] == [FusionRegion]
+
+
+@requires_nvfuser
+def test_nvfuser_save_fake_inputs_keeps_upstreams_wrapper():
+    # nv_save_fake_inputs: fd.execute records fake copies of the inputs (for repro scripts) on every call, so the
+    # regions of such callables keep upstream's wrapper, hits included.
+    from thunder.executors.nvfuserex_impl import FusionDefinitionWrapper
+
+    a = torch.randn(4, 6, device="cuda")
+    up, fast = nvfuser_pair(lambda x: x.exp() * 2, nv_save_fake_inputs=True)
+    for _ in range(3):
+        run_both(up, fast, a)
+    for jitted in (up, fast):
+        (region,) = fusion_regions(jitted)
+        assert type(region) is FusionDefinitionWrapper
+        assert [(t.shape, t.dtype, t.device) for t in region.last_used.fake_inputs] == [(a.shape, a.dtype, a.device)]
 
 
 def calls_into(modules, fn, *args):
