@@ -2448,6 +2448,27 @@ def test_nvfuser_options_reach_the_executor_like_upstream(monkeypatch):
 
 
 @requires_nvfuser
+def test_nvfuser_skip_cache_keeps_the_first_definition_like_upstream():
+    # nv_skip_cache: a region runs the definition of its first call on every later call, whatever the layout.
+    a, transposed = torch.randn(4, 6, device="cuda"), torch.randn(6, 4, device="cuda").t()
+    up, fast = nvfuser_pair(lambda x: x.exp() * 2, nv_skip_cache=True)
+    seen = {}
+    for jitted in (up, fast):
+        outcomes, definitions = [], []
+        for x in (a, a, transposed, transposed, a):
+            try:
+                outcomes.append(jitted(x))
+            except Exception as e:  # whatever nvFuser makes of the first definition on another layout
+                outcomes.append(type(e))
+            (region,) = fusion_regions(jitted)
+            definitions.append(region.last_used)
+        assert all(d is definitions[0] for d in definitions)
+        seen[jitted] = outcomes, hits_misses(jitted)
+    assert_bitwise(seen[fast], seen[up])
+    assert seen[fast][1] == (4, 1)
+
+
+@requires_nvfuser
 def test_nvfuser_save_fake_inputs_keeps_upstreams_wrapper():
     # nv_save_fake_inputs: fd.execute records fake copies of the inputs (for repro scripts) on every call, so the
     # regions of such callables keep upstream's wrapper, hits included.
