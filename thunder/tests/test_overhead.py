@@ -1976,8 +1976,9 @@ def test_fusion_region_passes_nvfuser_options_on_every_call_without_a_gpu():
     up = FakeWrapper()
     up.enable_options, up.disable_options = ["fuse_matmul"], []
     region = FusionRegion(up, (0,), 1)
-    base = torch.randn(4, 6)
-    for a in [base, base, base.t().contiguous().t(), base.t().contiguous().t(), base, base]:
+    layouts = layouts_4x6()
+    contiguous, transposed = layouts["contiguous"], layouts["transposed"]
+    for a in [contiguous, contiguous, transposed, transposed, contiguous, contiguous]:
         region(a)
     calls = [call for fd in up.built.values() for call in fd.keywords]
     assert sorted(how for how, _ in calls) == ["fd", "fd", "fec", "fec", "fec", "fec"]
@@ -2430,13 +2431,15 @@ def test_nvfuser_options_reach_the_executor_like_upstream(monkeypatch):
     from thunder.fastpath.nvfuser import FusionRegion
 
     real = nvfuser_direct.FusionExecutorCache
-    options = dict(nv_enable_options=["fuse_matmul"], nv_disable_options=["kernel_reuse"])
-    a, transposed = torch.randn(4, 6, device="cuda"), torch.randn(6, 4, device="cuda").t()
+    layouts = layouts_4x6("cuda")
+    a, transposed = layouts["contiguous"], layouts["transposed"]
+    up, fast = nvfuser_pair(
+        lambda x: (x.exp() * 2).sum(0), nv_enable_options=["fuse_matmul"], nv_disable_options=["kernel_reuse"]
+    )
     seen = {}
-    for fastpath in (False, True):
-        calls = []
+    for fastpath, jitted in ((False, up), (True, fast)):
+        calls = []  # FusionExecutorCache is created at a region's first call, each one logging into this list
         monkeypatch.setattr(nvfuser_direct, "FusionExecutorCache", lambda fusion: RecordingExecutorCache(real, calls, fusion))
-        jitted = thunder.jit(lambda x: (x.exp() * 2).sum(0), fastpath=fastpath, executors=["nvfuser"], **options)
         outputs = [jitted(x) for x in (a, a, a, transposed, transposed, a)]
         keywords = [(kw.get("device"), kw.get("_enable_options", []), kw.get("_disable_options", [])) for kw in calls]
         seen[fastpath] = outputs, hits_misses(jitted), keywords, [type(r) for r in fusion_regions(jitted)]
@@ -2450,7 +2453,8 @@ def test_nvfuser_options_reach_the_executor_like_upstream(monkeypatch):
 @requires_nvfuser
 def test_nvfuser_skip_cache_keeps_the_first_definition_like_upstream():
     # nv_skip_cache: a region runs the definition of its first call on every later call, whatever the layout.
-    a, transposed = torch.randn(4, 6, device="cuda"), torch.randn(6, 4, device="cuda").t()
+    layouts = layouts_4x6("cuda")
+    a, transposed = layouts["contiguous"], layouts["transposed"]
     up, fast = nvfuser_pair(lambda x: x.exp() * 2, nv_skip_cache=True)
     seen = {}
     for jitted in (up, fast):
