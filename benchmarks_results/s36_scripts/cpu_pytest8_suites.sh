@@ -2,7 +2,7 @@
 # because they do not collect under pytest 9 (`parametrize("device,", ...)`) and two of them import einops:
 # test_auto_register_torchops, test_einops, test_triton_ce, test_fa3_executor. Runs them under pytest 8.4.2 with
 # einops 0.8.2 (installed into /tmp/p8site, first on PYTHONPATH), fast path on against off, then once more with the
-# fast path on and .ci/fastpath_site's report of what each fast callable served. Their CUDA tests: device_s36a.sh.
+# fast path on and .ci/fastpath_site's report of what each fast callable served. Their CUDA tests: device_s36c.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 logs=benchmarks_results/s36_scripts/logs
