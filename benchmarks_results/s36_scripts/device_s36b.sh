@@ -3,7 +3,8 @@
 # gpu_mem_limit_option.py (its first version, since replaced: see call C) declaring the --gpu-mem-limit option
 # that the shipped conftest reads in every CUDA test's teardown (call A: every CUDA test errored there, both
 # ways), and with .ci/fastpath_site's report of what the fast callables served; which pytest the image has, and
-# whether it declares that option. (2) Session 30's #1657 runs and full CUDA table (device_s30c.sh), pinned to core 5, nothing else running. Carry [".device"]; writes to $OUT.
+# whether it declares that option. (2) Session 30's #1657 runs and full CUDA table (device_s30c.sh), pinned to
+# core 5, nothing else running. Carry [".device"]; writes to $OUT.
 set -uo pipefail
 source .device/setup.sh >/dev/null 2>&1 || exit 1
 python3 -m pytest --version 2>&1 | tail -1 | tee "$OUT/versions.log"
