@@ -500,6 +500,26 @@ def test_constant_values_numbers_and_strings():
     run_differential(f, calls)
 
 
+def test_bools_ints_and_signed_zeros_as_upstream():
+    # True == 1 and -0.0 == 0.0 in Python. The prologue checks a number's exact type, so a bool does not hit an int's
+    # entry, nor an int a bool's (an isinstance check would let True in: bool is an int); and it compares the value
+    # with ==, so -0.0 hits the entry made for 0.0, whose output keeps 0.0's sign: upstream's, which the fast path gives
+    # too.
+    def f(a, n):
+        return a * n
+
+    calls = [
+        Call(lambda: ((t(3), 1), {}), expect_fast=False),
+        Call(lambda: ((t(3), True), {}), expect_fast=False),
+        Call(lambda: ((t(3), 1), {}), expect_fast=True),
+        Call(lambda: ((t(3), True), {}), expect_fast=True),
+        Call(lambda: ((t(3), 0.0), {}), expect_fast=False),
+        Call(lambda: ((t(3), -0.0), {}), expect_fast=True),
+    ]
+    up, fast = run_differential(f, calls)
+    assert thunder.cache_misses(fast) == 3
+
+
 def test_slices_passed_as_arguments():
     # The prologue compares a slice argument by value (check_slice_value); so does the guard.
     def f(x, index):
