@@ -28,18 +28,7 @@ echo "== lightning-thunder's $shipped ${SHIPPED_K:+(-k $SHIPPED_K)}, fast path o
 rm -f "$OUT/fastpath_report.jsonl"
 PYTHONPATH="$PWD/.ci/fastpath_site:$PYTHONPATH" FASTPATH_REPORT="$OUT/fastpath_report.jsonl" SHIPPED_LOGS="$OUT/${LOG:-distributed}" \
   PY=$(command -v python3) timeout "${SHIPPED_TIMEOUT:-540}" bash .ci/compare_shipped_suites $shipped ${SHIPPED_K:+-k "$SHIPPED_K"} 2>&1 | tee "$OUT/${LOG:-distributed}.log"
-python3 - "$OUT/fastpath_report.jsonl" <<'PY'
-import collections, json, sys
-try:
-    rows = [json.loads(line) for line in open(sys.argv[1])]
-except FileNotFoundError:
-    rows = []
-ranks = collections.Counter(r["rank"] for r in rows)
-print(f"fast callables reported: {len(rows)} (by RANK: {dict(ranks)}); calls {sum(r['calls'] for r in rows)},"
-      f" hits {sum(r['hits'] for r in rows)}, misses {sum(r['misses'] for r in rows)},"
-      f" guarded entries {sum(r['guarded_entries'] for r in rows)}")
-print("reasons entries kept upstream's path:", collections.Counter(u for r in rows for u in r["unsupported"]).most_common(8))
-PY
+python3 .ci/summarize_fastpath_report "$OUT/fastpath_report.jsonl"
 elif [ "$1" = breakdown ]; then
 python3 thunder/benchmarks/hit_breakdown.py --device cuda --number 5000 --repeats 9 --cases issue1657,rmsnorm_1x2880 2>&1 | grep -v -i warn | tee "$OUT/breakdown_cuda.log"
 python3 thunder/benchmarks/hit_breakdown.py --device cpu --number 5000 --repeats 9 --cases two_8x8,params_1,inputs_16,inputs_64,params_32,params_128 2>&1 | grep -v -i warn | tee "$OUT/breakdown_cpu.log"
