@@ -243,6 +243,11 @@ def test_thunderfx_subgraphs_take_the_fast_path():
 
 def test_uncached_options_keep_upstream_path():
     assert not thunder.fastpath.is_fast(thunder.jit(add, cache="no caching"))
+    # Their cache path is upstream's, but their nvFuser regions follow the callable's choice (nvfuser.py reads it from
+    # the compile data when it creates a region): the region call does not depend on the cache.
+    for fastpath in (True, False):
+        cd = thunder.compile_data(thunder.jit(add, cache="no caching", fastpath=fastpath))
+        assert getattr(cd, "_lc_fastpath", False) is fastpath
 
 
 # ------------------------------------------------------------------------------------------------ recompilation
