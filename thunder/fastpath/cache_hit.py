@@ -17,8 +17,9 @@ entry was guarded after, if that call's outputs were all new tensors (``_grad_fr
 The fast callable tries these functions in upstream's order, newest entry first, except those whose guards require
 another shape of the tensor passed at one argument position: they would miss (``calls_by_shape``). Anything else
 (a miss, an entry that has no guard, a guard that declines) goes through upstream's own callable unchanged,
-after which the entry that it used gets its function, also when the call raised. A call made while Thunder traces
-another callable goes to upstream's callable at once, as upstream's ``fn_`` does under ``is_tracing()``.
+after which the entry that it used gets its function, also when the call raised (but not when the call failed that
+entry's own prologue checks, which upstream's first call of an entry can: ``build_guard``). A call made while Thunder
+traces another callable goes to upstream's callable at once, as upstream's ``fn_`` does under ``is_tracing()``.
 
 Timing fields of ``compile_stats`` (``last_trace_host_start`` and the like) describe the last call that went
 through upstream's path; hits do not take timestamps.

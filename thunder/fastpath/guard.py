@@ -516,7 +516,8 @@ class Guard:
 def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, compile_data=None, data_parallel=False) -> Guard:
     """Builds the ``Guard`` of a cache entry from its prologue trace and one call that hit it.
 
-    The call's arguments give the exact types that the tensor guard pins (the entry's prologue passed them).
+    The call's arguments give the exact types that the tensor guard pins; a call that fails the prologue's checks
+    cannot (``Unsupported``).
     Raises ``Unsupported`` when the prologue cannot be expressed as a guard.
     """
     builder = GuardBuilder(
@@ -526,7 +527,11 @@ def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, compile_da
     # Evaluate the unpacking once on the observed call to learn each tensor's exact type and layout.
     probe = _compile(_function_source("probe", body, ["return locals()"]), "probe", builder.globals)
     observed = probe(args, kwargs)
-    if observed is MISS:
+    # The tensor guard pins what it observes, so the observed tensors must pass the prologue's tensor checks. They
+    # need not: upstream keeps an entry whose prologue failed on the call that made it, and the fast path builds that
+    # entry's guard after such a call too (cache_hit.py). One case: a module's buffer converted by
+    # `jitted._model.double()` is traced as float64 but read from the ThunderModule's overrides as float32.
+    if observed is MISS or not all(_passes_tensor_check(observed[s.name], s) for s in builder.tensors):
         raise Unsupported("the entry's own call does not pass its guard")
     # Global state first (cheap, and it decides entries made under autocast before the tensor guard, whose
     # dispatch keys would differ), then tensors, then aliasing (which relies on the tensor guard's types).
@@ -552,6 +557,13 @@ def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, compile_da
     }
     return Guard(checks, builder.globals, input_list, pro_to_epi, builder.grad_enabled, no_grad_inputs,
                  noting_layout, (s.name for s in builder.tensors), arg_shapes)
+
+
+def _passes_tensor_check(t, spec: _TensorSpec) -> bool:
+    try:
+        return tensor_matches(t, spec.shape, spec.device, spec.dtype, spec.requires_grad)
+    except Exception:  # no sizes (a strided nested tensor): the prologue fails on it too
+        return False
 
 
 def _function_source(name: str, body: list[str], final: list[str]) -> str:

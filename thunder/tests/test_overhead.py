@@ -447,6 +447,36 @@ def test_entry_whose_first_call_raised_gets_its_guard(requires_grad):
     assert hits_misses(fast) == (5, 3)
 
 
+class ScaledByBuffer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("scale", torch.full((4,), 2.0))
+
+    def forward(self, x):
+        return x * self.scale
+
+
+def test_entry_whose_prologue_failed_on_its_first_call_gets_no_guard():
+    # After `jitted._model.double()` upstream traces the buffer as float64 but its prologue reads the ThunderModule's
+    # float32 copy (`_overrides_buffers`), so every call compiles an entry whose prologue then raises. A guard built
+    # from such a call would pin the float32 buffer it saw and hit where the prologue fails: the entry gets none, and
+    # each call raises as upstream's does.
+    up = thunder.jit(ScaledByBuffer(), fastpath=False)
+    fast = thunder.jit(ScaledByBuffer(), fastpath=True)
+    x = lambda dtype: Call(lambda: ((t(4, dtype=dtype),), {}))
+    state = fast._forward_fn._lc_fastpath_state
+    compare_call(up, fast, x(torch.float32))
+    for m in (up, fast):
+        m._model.double()
+    for i in range(1, 4):
+        compare_call(up, fast, x(torch.float64), i)
+        assert state.hits == ()
+    assert hits_misses(fast) == (0, 4)
+    with pytest.raises(AssertionError, match="expected tensor"):
+        fast(t(4, dtype=torch.float64))
+    assert "does not pass its guard" in state.unsupported[0]
+
+
 def test_call_that_raised_keeps_its_exception_when_the_guard_cannot_be_built(monkeypatch):
     def f(x, index):
         return torch.index_select(x, 0, index) * 2
