@@ -70,6 +70,20 @@ def half_momentum(m):
     m.norm.momentum = 0.5
 
 
+class on_the_thunder_module:
+    # a change applied to the jitted ThunderModule itself, not to the model it wraps
+    def __init__(self, change):
+        self.change = change
+
+
+def float_again(m):
+    m.float()
+
+
+def to_meta(m):
+    m.to("meta")
+
+
 def make_x(dtype=torch.float32):
     return lambda: ((t(3, 4, dtype=dtype),), {})
 
@@ -84,6 +98,17 @@ sequences = {
     "a buffer replaced": [(None, make_x()), (None, make_x()), (new_buffer, make_x()), (None, make_x())],
     "zero_grad then eval": [(None, make_x()), (zero_grad, make_x()), (eval_mode, make_x()), (None, make_x())],
     "a submodule's float attribute changed": [(None, make_x()), (None, make_x()), (half_momentum, make_x()), (None, make_x())],
+    "module.double() then float() again": [(None, make_x()), (None, make_x()), (to_double, make_x(torch.float64)),
+                                            (float_again, make_x()), (None, make_x())],
+    "the ThunderModule's double()": [(None, make_x()), (None, make_x()), (on_the_thunder_module(to_double), make_x(torch.float64)),
+                                     (None, make_x(torch.float64)), (None, make_x(torch.float64)), (None, make_x())],
+    "the ThunderModule's requires_grad_(False)": [(None, make_x()), (None, make_x()), (on_the_thunder_module(no_grad_params), make_x()),
+                                                  (None, make_x())],
+    "the ThunderModule's load_state_dict(assign=True)": [(None, make_x()), (None, make_x()), (on_the_thunder_module(assign_state_dict), make_x()),
+                                                         (None, make_x())],
+    "the ThunderModule's zero_grad then eval": [(None, make_x()), (on_the_thunder_module(zero_grad), make_x()),
+                                                (on_the_thunder_module(eval_mode), make_x()), (None, make_x())],
+    "module.to('meta')": [(None, make_x()), (None, make_x()), (to_meta, make_x()), (None, make_x())],
 }
 
 bad = 0
@@ -94,9 +119,11 @@ for name, steps in sequences.items():
         up = thunder.jit(copy.deepcopy(net), fastpath=False)
         fast = thunder.jit(copy.deepcopy(net), fastpath=True)
         for i, (change, make) in enumerate(steps):
-            if change is not None:
-                change(up._model)
-                change(fast._model)
+            for m in (up, fast):
+                if isinstance(change, on_the_thunder_module):
+                    change.change(m)
+                elif change is not None:
+                    change(m._model)
             compare_call(up, fast, Call(make), i)
             assert_bitwise(dict(up.named_parameters()), dict(fast.named_parameters()))
             assert_bitwise(dict(up.named_buffers()), dict(fast.named_buffers()))
