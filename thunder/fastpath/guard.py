@@ -529,8 +529,8 @@ def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, compile_da
     observed = probe(args, kwargs)
     # The tensor guard pins what it observes, so the observed tensors must pass the prologue's tensor checks. They
     # need not: upstream keeps an entry whose prologue failed on the call that made it, and the fast path builds that
-    # entry's guard after such a call too (cache_hit.py). One case: a module's buffer converted by
-    # `jitted._model.double()` is traced as float64 but read from the ThunderModule's overrides as float32.
+    # entry's guard after such a call too (cache_hit.py). One case: after `jitted.double()`, a module's buffer is
+    # traced as float64 but read from the ThunderModule's overrides as float32.
     if observed is MISS or not all(_passes_tensor_check(observed[s.name], s) for s in builder.tensors):
         raise Unsupported("the entry's own call does not pass its guard")
     # Global state first (cheap, and it decides entries made under autocast before the tensor guard, whose

@@ -459,9 +459,9 @@ class ScaledByBuffer(torch.nn.Module):
 @pytest.mark.parametrize("converted", ["model", "thunder_module"])
 def test_entry_whose_prologue_failed_on_its_first_call_gets_no_guard(converted):
     # After `jitted.double()` (or `jitted._model.double()`) upstream traces the buffer as float64 but its prologue
-    # reads the ThunderModule's float32 copy (`_overrides_buffers`), so every call compiles an entry whose prologue
-    # then raises. A guard built from such a call would pin the float32 buffer it saw and hit where the prologue
-    # fails: the entry gets none, and each call raises as upstream's does.
+    # reads the ThunderModule's float32 copy (`_overrides_buffers`), so each call with float64 inputs compiles an
+    # entry whose prologue then raises. A guard built from such a call would pin the float32 buffer it saw and hit
+    # where the prologue fails: the entry gets none, and each call raises as upstream's does.
     up = thunder.jit(ScaledByBuffer(), fastpath=False)
     fast = thunder.jit(ScaledByBuffer(), fastpath=True)
     x = lambda dtype: Call(lambda: ((t(4, dtype=dtype),), {}))
