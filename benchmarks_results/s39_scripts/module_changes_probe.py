@@ -3,7 +3,7 @@ make (this CPU). Each sequence changes upstream's and the fast path's copies of 
 test_overhead.compare_call checks after every call: outputs bitwise, views and autograd history, inputs, hits,
 misses, calls, exception types; the two modules' parameters and buffers are compared bitwise as well.
 
-    .venv/bin/python benchmarks_results/s39_scripts/module_changes_probe.py
+    .venv/bin/python benchmarks_results/s39_scripts/module_changes_probe.py ["symbolic values"]
 """
 import copy
 import pathlib
@@ -111,13 +111,15 @@ sequences = {
     "module.to('meta')": [(None, make_x()), (None, make_x()), (to_meta, make_x()), (None, make_x())],
 }
 
+cache = sys.argv[1] if len(sys.argv) > 1 else "constant values"  # or "symbolic values"
+print("cache:", cache)
 bad = 0
 for name, steps in sequences.items():
     try:
         torch.manual_seed(0)
         net = Net()
-        up = thunder.jit(copy.deepcopy(net), fastpath=False)
-        fast = thunder.jit(copy.deepcopy(net), fastpath=True)
+        up = thunder.jit(copy.deepcopy(net), fastpath=False, cache=cache)
+        fast = thunder.jit(copy.deepcopy(net), fastpath=True, cache=cache)
         for i, (change, make) in enumerate(steps):
             for m in (up, fast):
                 if isinstance(change, on_the_thunder_module):
