@@ -787,6 +787,45 @@ def test_submodule_swapped_after_jit_behaves_as_upstream():
     assert torch.equal(out_up, torch.relu(up._model[0](x)))  # the old ReLU; when this fails, upstream changed
 
 
+def _hook_doubling_output(module):
+    module.register_forward_hook(lambda mod, args, out: out * 2)
+
+
+def _forward_tripled(module):
+    module.forward = lambda x: torch.nn.functional.linear(x, module.weight) * 3
+
+
+@pytest.mark.parametrize(
+    "hooked_from_start, change",
+    [
+        (False, _hook_doubling_output),  # a forward hook registered on the submodule after the first calls
+        (True, lambda module: module._forward_hooks.clear()),  # the hook traced at first, removed afterwards
+        (False, _forward_tripled),  # the submodule's forward replaced on its instance
+    ],
+    ids=["hook_added", "hook_removed", "forward_replaced"],
+)
+def test_submodule_call_changed_after_jit_behaves_as_upstream(hooked_from_start, change):
+    # The same gap as the swapped submodule above, found by session 40's inner_module_changes_probe.py: the
+    # prologue checks no submodule's hooks or instance forward, so both paths keep the entry traced before the change.
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU())
+    if hooked_from_start:
+        _hook_doubling_output(model[0])
+    up, fast = thunder.jit(copy.deepcopy(model), fastpath=False), thunder.jit(copy.deepcopy(model), fastpath=True)
+    x = t(2, 4)
+    traced = model(x)  # what the entry computes: the model before the change
+    for m in (up, fast):
+        m(x)
+        m(x)
+        change(m._model[0])
+    took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+    out_up, out_fast = up(x), fast(x)
+    assert_bitwise(out_up, out_fast)
+    assert hits_misses(up) == hits_misses(fast) == (2, 1) and took_fast_path(fast)
+    assert not torch.equal(up._model(x), traced)  # eager sees the change
+    assert torch.equal(out_up, traced)  # the jitted model does not; when this fails, upstream changed
+
+
 def test_device_argument():
     with_device = lambda d: (lambda: ((t(3), torch.device(d)), {}))
     calls = [Call(with_device("cpu")), Call(with_device("cpu"), expect_fast=True), Call(with_device("meta"), expect_fast=False)]
