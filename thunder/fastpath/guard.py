@@ -11,8 +11,8 @@ makes (``Guard.compile_with``, used by ``cache_hit.py``). A guard returns
 
 * ``(computation_inputs, prologue_to_epilogue)`` where the prologue would pass,
 * ``MISS`` where the prologue would fail (a definite miss for this entry),
-* ``DECLINE`` where it cannot tell exactly (tensor subclasses, unusual dispatch keys, autocast); the caller
-  then takes upstream's path, which decides exactly.
+* ``DECLINE`` where it cannot tell exactly (tensor subclasses, functorch's wrapped tensors, autocast); the
+  caller then takes upstream's path, which decides exactly (or raises, as upstream does on functorch's wrappers).
 
 A prologue that uses anything the generator does not know raises ``Unsupported``: that entry keeps
 upstream's path.
@@ -86,13 +86,30 @@ def check_tensors_slowly(tensors, specs, types):
     """After TensorGuards said no: ``MISS`` where the prologue's checks fail, ``DECLINE`` where they pass but a
     type differs from the one the guard was built with (the alias check depends on it), else ``True``.
 
-    TensorGuards also rejects what the prologue accepts: a tensor passed twice, other dispatch keys.
+    TensorGuards also rejects what the prologue accepts: a tensor passed twice, other dispatch keys. Among the
+    latter are functorch's wrappers (inside ``torch.vmap``, ``torch.func.grad`` or ``functionalize``, or leaked from
+    them), whose storage pointer upstream's alias detection cannot read: upstream raises on them before trying any
+    entry, so ``DECLINE``.
     """
     for t, (shape, device, dtype, requires_grad) in zip(tensors, specs):
         if not tensor_matches(t, shape, device, dtype, requires_grad):
             return MISS
     if any(type(t) is not typ for t, typ in zip(tensors, types)):
         return DECLINE
+    if not all(map(_storage_is_readable, tensors)):
+        return DECLINE
+    return True
+
+
+def _storage_is_readable(t) -> bool:
+    """Whether upstream's alias detection (``populate_cache_info``), which reads the storage pointer of every plain
+    strided tensor, can read this one's."""
+    if type(t) is not torch.Tensor or t.layout is not torch.strided:
+        return True
+    try:
+        t.untyped_storage().data_ptr()
+    except Exception:  # vmap's and grad's wrappers have no storage; functionalize's has no data pointer
+        return False
     return True
 
 
