@@ -184,6 +184,21 @@ def test_switch_environment_variable(value, expected):
     assert out.stdout.split() == [str(expected), str(expected)]
 
 
+def test_fastpath_argument_needs_the_import():
+    # What README says: before `import thunder.fastpath`, `fastpath=True` is an unknown compile option that
+    # lightning-thunder 0.2.6 keeps and ignores; a callable jitted after the import takes the fast path.
+    code = (
+        "import thunder, torch\n"
+        "before = thunder.jit(lambda a: a + 1, fastpath=True)\n"
+        "import thunder.fastpath\n"
+        "after = thunder.jit(lambda a: a + 1, fastpath=True)\n"
+        "print(thunder.fastpath.is_fast(before), thunder.fastpath.is_fast(after))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "THUNDER_FASTPATH"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]
+
+
 def test_transformed_callables_keep_the_choice():
     # add_transform (behind thunder.distributed.ddp/fsdp, thunder.core.transforms.grad, noop, ...) jits the
     # function again: the new callable takes the fast path exactly when the one it transforms does, whatever the
