@@ -813,6 +813,20 @@ def test_values_that_upstream_does_not_check_behave_as_upstream():
     calls = [Call(with_index(Ellipsis)), Call(with_index(0), expect_fast=True), Call(with_index(None), expect_fast=True)]
     up, _ = run_differential(lambda a, k: a[k], calls)
     assert up(t(3, 4), 0).shape == (3, 4)  # upstream's stale entry; when this fails, upstream changed
+    # Nor a bytes, set or range argument's contents, nor the order of a dict argument's keys (found by session 41's
+    # argument_kinds_probe.py): each second call below hits the first call's entry.
+    n_times = lambda a, s: a * len(s)
+    for name, fn, first, second, stale in [
+        ("bytes", n_times, b"ab", b"abc", 2 * t(3)),
+        ("set", n_times, {1, 2}, {1, 2, 3}, 2 * t(3)),
+        ("range", lambda a, r: a * sum(r), range(3), range(4), 3 * t(3)),
+        ("dict order", lambda a, d: torch.cat([a, *d.values()]), {"b": t(1, seed=1), "c": t(1, seed=2)},
+         {"c": t(1, seed=2), "b": t(1, seed=1)}, torch.cat([t(3), t(1, seed=1), t(1, seed=2)])),
+    ]:
+        calls = [Call(lambda v=first: ((t(3), v), {})), Call(lambda v=second: ((t(3), v), {}), expect_fast=True)]
+        up, _ = run_differential(fn, calls)
+        # upstream's stale entry; when this fails, upstream changed
+        assert torch.equal(up(t(3), second), stale) and not torch.equal(fn(t(3), second), stale), name
 
 
 def _hook_doubling_output(module):
