@@ -43,7 +43,8 @@ def graph_capture(j, a, b):
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
         out = j(a, b)
-    a.copy_(a * 2)  # new input values, replayed into the captured output
+    with torch.no_grad():
+        a.copy_(a * 2)  # new input values, replayed into the captured output
     g.replay()
     torch.cuda.synchronize()
     return out
@@ -63,7 +64,8 @@ for name, case in [("side stream", side_stream), ("graph capture", graph_capture
         try:
             out = case(j, a, b)
             eager = f(a.detach(), b)
-            res = (r(out), "equals eager" if torch.allclose(out, eager, rtol=1e-6, atol=1e-6) else "DIFFERS from eager")
+            res = (r(out), "equals eager" if torch.allclose(out, eager, rtol=1e-6, atol=1e-6) else "DIFFERS from eager",
+                   f"requires_grad={out.requires_grad}", type(out.grad_fn).__name__)
         except Exception as e:
             res = f"raised {type(e).__name__}: {str(e)[:90]}"
         print(f"{name:26s} fastpath={fastpath!s:5s} {res} {T.hits_misses(j)}", flush=True)
