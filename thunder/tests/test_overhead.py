@@ -834,6 +834,15 @@ def _hook_doubling_output(module):
     module.register_forward_hook(lambda mod, args, out: out * 2)
 
 
+class _Doubled(torch.nn.Module):
+    def forward(self, weight):
+        return weight * 2
+
+
+def _weight_doubled(module):
+    torch.nn.utils.parametrize.register_parametrization(module, "weight", _Doubled())
+
+
 def _forward_tripled(module):
     module.forward = lambda x: torch.nn.functional.linear(x, module.weight) * 3
 
@@ -845,14 +854,18 @@ def _forward_tripled(module):
         (False, lambda model: _hook_doubling_output(model[0])),  # a forward hook registered after the first calls
         (True, lambda model: model[0]._forward_hooks.clear()),  # the hook traced at first, removed afterwards
         (False, lambda model: _forward_tripled(model[0])),  # a submodule's forward replaced on its instance
+        (False, lambda model: setattr(model[0], "bias", None)),  # a submodule's parameter removed
+        (False, lambda model: _weight_doubled(model[0])),  # a parametrization registered on a submodule's weight
     ],
-    ids=["swapped", "hook_added", "hook_removed", "forward_replaced"],
+    ids=["swapped", "hook_added", "hook_removed", "forward_replaced", "bias_removed", "parametrized"],
 )
 def test_submodule_changed_after_jit_behaves_as_upstream(hooked_from_start, change):
     # A ThunderModule looks submodules up in `_module_cache`, filled when the model is jitted, so a submodule swapped
     # in afterwards is not seen: the prologue checks the old one's attributes and passes. Nor does the prologue check
-    # a submodule's hooks or instance forward (found by session 40's inner_module_changes_probe.py). Both paths keep
-    # running the entry traced before the change; like the values above, this is upstream's to fix.
+    # a submodule's hooks or instance forward (found by session 40's inner_module_changes_probe.py), nor see its
+    # parameters removed or parametrized (it reads them from the ThunderModule's copies made at jit time; session
+    # 41's module_state_probe.py). Both paths keep running the entry traced before the change; like the values above,
+    # this is upstream's to fix.
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU())
     if hooked_from_start:
