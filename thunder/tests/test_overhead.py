@@ -403,6 +403,21 @@ def test_aliasing_when_the_prologue_does_not_check_the_inputs():
     assert "is torch.Tensor and" in source and "__alias_string(args, kwargs)" in source  # both forms are there
 
 
+def test_prologue_without_checks_behaves_as_upstream():
+    # PrunePrologueChecks(prune_all_checks=True) leaves the prologue no check at all, the alias check included (the
+    # user vouches for the inputs): upstream then hits its one entry whatever the shapes, dtypes or aliasing, and the
+    # guard built from that prologue must neither check more nor fail to build (found by session 41's
+    # transforms_probe.py).
+    from thunder.transforms.prune_prologue_checks import PrunePrologueChecks
+
+    other_shape = lambda: ((t(2, 3), t(2, 3, seed=1)), {})
+    other_dtype = lambda: ((t(5, dtype=torch.float64), t(5, seed=1)), {})
+    calls = [Call(fresh), *(Call(make, expect_fast=True)
+                            for make in (fresh, same_twice, views_of_one_storage, other_shape, other_dtype))]
+    up, fast = run_differential(lambda a, b: a * b, calls, transforms=[PrunePrologueChecks(prune_all_checks=True)])
+    assert hits_misses(fast) == (5, 1) and fast._lc_fastpath_state.unsupported == []
+
+
 def test_in_place_update_of_an_input():
     make = lambda: ((t(4), t(4, seed=1)), {})
 
