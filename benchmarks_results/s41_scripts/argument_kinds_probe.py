@@ -3,7 +3,7 @@ against the fast path in one process, with test_overhead.py's differential harne
 hits and misses after every call). Prints, per case, "same" and which calls the fast path served, or the first
 difference.
 
-    .venv/bin/python benchmarks_results/s41_scripts/argument_kinds_probe.py
+    .venv/bin/python benchmarks_results/s41_scripts/argument_kinds_probe.py [cache option, default "constant values"]
 """
 import collections
 import enum
@@ -45,10 +45,12 @@ def with_default(a, cfg=[1.0]):  # noqa: B006  (the point: a mutable default cha
     return a * cfg[0]
 
 
+CACHE = sys.argv[1] if len(sys.argv) > 1 else "constant values"
+
+
 def run(name, fn, calls, **opts):
     try:
-        up, fast = T.run_differential(fn, calls, **opts)
-        served = [c.expect_fast for c in calls]
+        up, fast = T.run_differential(fn, calls, cache=CACHE, **opts)
         print(f"{name:28s} same   hits/misses {T.hits_misses(fast)}")
     except AssertionError as e:
         print(f"{name:28s} DIFFERS: {str(e).splitlines()[0][:150]}")

@@ -621,6 +621,12 @@ def test_symbolic_values():
              Call(lambda: ((t(7, dtype=torch.float64), 1), {})), Call(lambda: ((t(2), 9), {}))]
     up, fast = run_differential(f, calls, cache="symbolic values")
     assert thunder.cache_hits(fast) >= 2
+    # Under "symbolic values" upstream 0.2.6 does not check a torch.Size argument's values either: reshaping to (3, 2)
+    # after (2, 3) hits the first entry and returns (2, 3) (found by session 41's argument_kinds_probe.py).
+    calls = [Call(lambda s=s: ((t(6), torch.Size(s)), {}), expect_fast=expect) for s, expect in
+             [((2, 3), False), ((2, 3), True), ((3, 2), True)]]
+    up, _ = run_differential(lambda a, s: a.reshape(s), calls, cache="symbolic values")
+    assert up(t(6), torch.Size([3, 2])).shape == (2, 3)  # upstream's stale entry; when this fails, upstream changed
 
 
 def test_containers_kwargs_and_varying_arity():
