@@ -86,10 +86,10 @@ def check_tensors_slowly(tensors, specs, types):
     """After TensorGuards said no: ``MISS`` where the prologue's checks fail, ``DECLINE`` where they pass but a
     type differs from the one the guard was built with (the alias check depends on it), else ``True``.
 
-    TensorGuards also rejects what the prologue accepts: a tensor passed twice, other dispatch keys. Among the
-    latter are functorch's wrappers (inside ``torch.vmap``, ``torch.func.grad`` or ``functionalize``, or leaked from
-    them), whose storage pointer upstream's alias detection cannot read: upstream raises on them before trying any
-    entry, so ``DECLINE``.
+    TensorGuards also rejects what the prologue accepts: one tensor under two names where the guard was built with
+    two tensors there (see ``tensor_check``), other dispatch keys. Among the latter are functorch's wrappers (inside
+    ``torch.vmap``, ``torch.func.grad`` or ``functionalize``, or leaked from them), whose storage pointer upstream's
+    alias detection cannot read: upstream raises on them before trying any entry, so ``DECLINE``.
     """
     for t, (shape, device, dtype, requires_grad) in zip(tensors, specs):
         if not tensor_matches(t, shape, device, dtype, requires_grad):
@@ -454,18 +454,24 @@ class GuardBuilder:
             raise Unsupported("this torch has no torch._C._dynamo.guards.TensorGuards")
         specs = self.tensors
         tensors = [observed[s.name] for s in specs]
+        # TensorGuards fails on a tensor passed twice, so a tensor under two names (tied weights: a language model's
+        # output layer sharing its embedding's Parameter; f(x, x)) would send every hit to the slow check. It gets
+        # each observed tensor once; a later name of the same tensor, under the same spec, is checked by identity
+        # with the first, which then stands for it. Any other object there takes the slow check.
+        unique, same_as = _tensors_once(specs, tensors)
+        unique_tensors = [observed[s.name] for s in unique]
         try:
-            strides = [list(t.stride()) for t in tensors]
+            strides = [list(t.stride()) for t in unique_tensors]
         except RuntimeError as e:  # sparse compressed layouts (CSR, CSC, BSR, BSC) have no strides
             raise Unsupported(f"a tensor without strides: {e}") from None
         self.globals["__tensor_guards"] = TensorGuards(
-            *tensors,
-            dynamic_dims_sizes=[list(s.shape) for s in specs],
-            dynamic_dims_strides=[[None] * len(s.shape) for s in specs],
+            *unique_tensors,
+            dynamic_dims_sizes=[list(s.shape) for s in unique],
+            dynamic_dims_strides=[[None] * len(s.shape) for s in unique],
         )
         self.globals["__observed_layout"] = TensorGuards(
-            *tensors,
-            dynamic_dims_sizes=[list(t.shape) for t in tensors],
+            *unique_tensors,
+            dynamic_dims_sizes=[list(t.shape) for t in unique_tensors],
             dynamic_dims_strides=strides,
         )
         self.globals["__tensor_specs"] = [(s.shape, s.device, s.dtype, s.requires_grad) for s in specs]
@@ -476,22 +482,45 @@ class GuardBuilder:
             f"    __verdict = __check_tensors_slowly(({names},), __tensor_specs, __tensor_types)",
             "    if __verdict is not True: return __verdict",
         ]
+        checked = ", ".join(s.name for s in unique)
+        same = "".join(f"{later} is {first} and " for later, first in same_as)
+        passes = f"({same}__tensor_guards.check({checked}))" if same else f"__tensor_guards.check({checked})"
         # TensorGuards reads every tensor's strides, and a strided nested tensor's strides raise a C++ error that
         # aborts the process there; the prologue fails on one (its shape raises), so it is a miss. Parameters found
         # in a ThunderModule's _overrides_parameters are left out (a read costs ~0.05 µs on a slow CPU, and modules
         # have many): that dict is filled at jit time, and load_state_dict(assign=True), which replaces its values,
-        # reads their shapes, which a nested tensor refuses.
-        maybe_nested = [s.name for s in specs if s.name not in self.overridden_parameters]
+        # reads their shapes, which a nested tensor refuses. A later name of one tensor never reaches TensorGuards:
+        # its first name does, and stands for it only while the two are one object.
+        maybe_nested = [s.name for s in unique if s.name not in self.overridden_parameters]
         any_nested = " or ".join(f"{name}.is_nested" for name in maybe_nested)
         not_nested = [f"if {any_nested}: return __MISS"] if maybe_nested else []
-        plain = [*not_nested, f"if not __tensor_guards.check({names}):", *slowly]
+        plain = [*not_nested, f"if not {passes}:", *slowly]
         noting_layout = [
             *not_nested,
-            f"__same_layout = __observed_layout.check({names})",
-            f"if not (__same_layout or __tensor_guards.check({names})):",
+            f"__same_layout = {same}__observed_layout.check({checked})",
+            f"if not (__same_layout or {same}__tensor_guards.check({checked})):",
             *slowly,
         ]
         return plain, noting_layout
+
+
+def _tensors_once(specs, tensors):
+    """The specs whose observed tensors TensorGuards checks, each tensor once (its first name), and the later names
+    that stand for the same tensor under the same spec, as ``(later name, first name)`` pairs. A tensor under two
+    names with two specs keeps both (TensorGuards then fails, and the slow check decides)."""
+    first_of: dict[int, _TensorSpec] = {}
+    unique, same_as = [], []
+    for spec, t in zip(specs, tensors):
+        first = first_of.setdefault(id(t), spec)
+        if first is spec or _spec_key(first) != _spec_key(spec):
+            unique.append(spec)
+        else:
+            same_as.append((spec.name, first.name))
+    return unique, same_as
+
+
+def _spec_key(spec: _TensorSpec):
+    return spec.shape, spec.device, spec.dtype, spec.requires_grad
 
 
 class Guard:

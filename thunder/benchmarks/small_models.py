@@ -1,0 +1,80 @@
+"""Per-call time of small language models in inference: eager, upstream thunder.jit and the fast path side by side.
+
+    python thunder/benchmarks/small_models.py [--device cpu|cuda] [--cases a,b] [--quick] [--json PATH]
+
+small_graph.py times single ops and tiny graphs, where the host overhead is the whole story. This script answers
+what the fast path changes for a whole model: the two language models that lightning-thunder's own tests ship
+(``thunder.tests.llama2_model`` and ``thunder.tests.nanogpt_model``), scaled down, in eval mode under
+``torch.no_grad()``, batch 1, for one token (a decoding step without a KV cache, where kernels are small and the
+host decides the time) and for 32 tokens. Thunder runs with its default executors (nvFuser on CUDA).
+
+The systems, the interleaved timing and the output marks are small_graph.py's (its ``run_case``): eager, thunder
+(upstream, ``fastpath=False``), fast, and computation (the fast callable's cache entry called directly).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+
+import torch
+
+import small_graph
+from small_graph import Case
+
+# Small enough for the CPU of CI and the developers; the parameter counts (38 and 52 tensors) are those of the
+# scaled-down models, whose guards check every parameter.
+LLAMA2 = dict(dim=256, n_layers=4, n_heads=4, vocab_size=512, max_seq_len=64)
+NANOGPT = dict(n_layer=4, n_head=4, n_embd=256, block_size=64, vocab_size=512, dropout=0.0)
+
+
+def make_cases(device: str) -> list[Case]:
+    from thunder.tests import llama2_model, nanogpt_model
+
+    models = {
+        "llama2": llama2_model.Transformer(llama2_model.ModelArgs(**LLAMA2)),
+        "nanogpt": nanogpt_model.GPT(nanogpt_model.GPTConfig(**NANOGPT)),
+    }
+    cases = []
+    for name, model in models.items():
+        model = model.to(device).eval()
+        n_params = len(list(model.parameters()))
+        for tokens in (1, 32):
+            idx = torch.randint(0, 512, (1, tokens), device=device)
+            cases.append(Case(f"{name}_{tokens}tok", model, (idx,), inference=True, count=n_params, kind="parameters"))
+    return cases
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=("cpu", "cuda"))
+    parser.add_argument("--cases", default="", help="comma-separated case names or prefixes (default: all)")
+    parser.add_argument("--quick", action="store_true", help="fewer, shorter repeats")
+    parser.add_argument("--repeats", type=int, default=None)
+    parser.add_argument("--json", metavar="PATH")
+    args = parser.parse_args(argv)
+    repeats = args.repeats or (5 if args.quick else 15)
+    budget_s = 0.05 if args.quick else 0.2  # per repeat and system: model calls take milliseconds on the CPU
+    torch.manual_seed(0)
+    cases = make_cases(args.device)
+    if args.cases:
+        wanted = args.cases.split(",")
+        cases = [c for c in cases if any(c.name.startswith(w) for w in wanted)]
+    env = small_graph.environment(args.device)
+    print(" | ".join(f"{k} {v}" for k, v in env.items()), f"| repeats {repeats}", flush=True)
+    if args.device == "cuda":
+        small_graph.warm_up(cases[0])
+    rows = []
+    for case in cases:
+        rows += small_graph.run_case(case, args.device, repeats, budget_s, with_compile=False, with_thunderfx=False)
+    small_graph.print_table(rows)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"environment": env, "argv": sys.argv[1:], "rows": [asdict(r) for r in rows]}, f, indent=1)
+    return 1 if any(r.check == "!" for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
