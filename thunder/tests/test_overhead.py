@@ -332,6 +332,23 @@ def test_grad_mode_autocast_default_dtype_and_device():
     assert len(fast._lc_fastpath_state.hits) == 4  # one is autocast's, which declines to upstream
 
 
+def test_a_call_under_autocast_changes_later_compilations_like_upstream():
+    # Upstream bug (lightning-thunder 0.2.6): populate_cache_info pushes the autocast state onto the compile data's
+    # autocast_stack on every call under torch.autocast and never pops it, and Thunder's autocast transform applies
+    # its rules whenever that stack is not empty. After one call under autocast, an entry compiled outside autocast
+    # computes a float32 matmul in bfloat16 (eager: float32). Calls under autocast take upstream's path on both
+    # callables, so both stacks grow alike (session 42).
+    bf16 = lambda: torch.autocast("cpu", dtype=torch.bfloat16)
+    square = lambda n: lambda: ((t(n, n), t(n, n, seed=1)), {})
+    calls = [Call(square(4)), Call(square(4), ctx=bf16, expect_fast=False), Call(square(4), ctx=bf16, expect_fast=False),
+             Call(square(3), expect_fast=False), Call(square(3), expect_fast=True)]
+    up, fast = run_differential(lambda a, b: a @ b, calls)
+    for jitted in (up, fast):
+        assert len(thunder.compile_data(jitted).autocast_stack.stack) == 2  # one push per call under autocast
+        (a, b), _ = square(3)()
+        assert jitted(a, b).dtype is torch.bfloat16 and (a @ b).dtype is torch.float32
+
+
 def test_default_dtype():
     make = lambda: ((t(3),), {})
     calls = [Call(make), Call(make, expect_fast=True), Call(make, ctx=float64_default, expect_fast=False),
