@@ -340,8 +340,9 @@ def test_a_call_under_autocast_changes_later_compilations_like_upstream():
     # callables, so both stacks grow alike (session 42).
     bf16 = lambda: torch.autocast("cpu", dtype=torch.bfloat16)
     square = lambda n: lambda: ((t(n, n), t(n, n, seed=1)), {})
-    calls = [Call(square(4)), Call(square(4), ctx=bf16, expect_fast=False), Call(square(4), ctx=bf16, expect_fast=False),
-             Call(square(3), expect_fast=False), Call(square(3), expect_fast=True)]
+    calls = [Call(square(4)), Call(square(4), ctx=bf16, expect_fast=False),
+             Call(square(4), ctx=bf16, expect_fast=False), Call(square(3), expect_fast=False),
+             Call(square(3), expect_fast=True)]
     up, fast = run_differential(lambda a, b: a @ b, calls)
     for jitted in (up, fast):
         assert len(thunder.compile_data(jitted).autocast_stack.stack) == 2  # one push per call under autocast
@@ -452,9 +453,9 @@ class TiedEmbeddings(torch.nn.Module):
 @pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
 def test_one_tensor_under_two_names_takes_the_tensor_guard(device, executors, monkeypatch):
     # TensorGuards fails on a tensor passed twice: until session 42 every hit of a weight-tied model (and of f(x, x))
-    # went on to the slow per-tensor check, ~97 µs a call on this CPU against ~9 for the same module untied. The guard
-    # now checks each tensor once and the later name by identity; once the names hold two tensors, the slow check
-    # decides, as the prologue does.
+    # went on to the slow per-tensor check (small_models.py's nanoGPT on this CPU: a guard of 99 µs, 19 untied;
+    # BENCHMARKS.md). The guard now checks each tensor once and the later name by identity; once the names hold two
+    # tensors, the slow check decides, as the prologue does.
     from thunder.fastpath import guard as guard_module
 
     slow_checks = []
