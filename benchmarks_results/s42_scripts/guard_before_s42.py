@@ -1,3 +1,5 @@
+# Session 42 record: thunder/fastpath/guard.py as it was at 999eaef (this project's own code, before the change for one
+# tensor under two names), kept frozen so that tied_guard_ab.py can build guards with both versions side by side.
 """Guards: generated Python code per cache entry that decides a cache hit without the prologue.
 
 Upstream (``thunder/__init__.py``, ``get_computation_and_inputs``) decides a hit by filling a ``cache_info``
