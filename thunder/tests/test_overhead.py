@@ -2156,6 +2156,35 @@ def test_generated_call_sequences_with_shapes_at_several_positions(cache, sequen
     run_differential(f, calls + calls, cache=cache)
 
 
+@hypothesis.settings(deadline=None, max_examples=25, suppress_health_check=list(hypothesis.HealthCheck))
+@hypothesis.given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["new", "a", "a as 2x2"]),  # b: a tensor of its own, a itself, or a viewed as 2x2
+            st.sampled_from(["new", "a", "b", "view of a"]),  # c: the same, b itself, or another view of a's storage
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_generated_argument_identities(sequence):
+    # One tensor at several positions (an entry guard checks it once and the others by identity, session 42) and views
+    # of one storage, some of another shape, in turn with tensors of their own; b is updated in place, so aliasing
+    # changes the results.
+    def make(b_kind, c_kind):
+        base = t(8)
+        a = base[:4] if c_kind == "view of a" else t(4)
+        b = {"new": t(4, seed=1), "a": a, "a as 2x2": a.view(2, 2)}[b_kind]
+        c = {"new": t(4, seed=2), "a": a, "b": b, "view of a": base[4:]}[c_kind]
+        return (a, b, c), {}
+
+    def f(a, b, c):
+        b.add_(1)
+        return a * 2 + b.reshape(-1) * c
+
+    run_differential(f, [Call(functools.partial(make, *kinds)) for kinds in sequence])
+
+
 # ------------------------------------------------------------------------------------------------ nvFuser regions
 class FakeFusion:
     """Stands for an nvFuser FusionDefinition: records which definition ran and how it was called."""
