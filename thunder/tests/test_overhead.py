@@ -486,6 +486,16 @@ def test_one_tensor_under_two_names_takes_the_tensor_guard(device, executors, mo
     up, fast = run_differential(lambda a, b: a * b + a, calls, executors=executors)
     assert slow_checks == []
     assert not compare_call(up, fast, Call(fresh)) and len(slow_checks) == 1
+    # Self-attention: one tensor as query, key and value of nn.MultiheadAttention.
+    def self_attention():
+        q = torch.randn(1, 4, 8, generator=torch.Generator().manual_seed(0)).to(device)
+        return (q, q, q), {"need_weights": False}
+
+    slow_checks.clear()
+    attention = torch.nn.MultiheadAttention(8, 2, batch_first=True).eval().to(device)
+    calls = [Call(self_attention, ctx=torch.no_grad)] + [Call(self_attention, ctx=torch.no_grad, expect_fast=True)] * 2
+    run_differential(attention, calls, module=True, executors=executors)
+    assert slow_checks == []
 
 
 def test_in_place_update_of_an_input():
