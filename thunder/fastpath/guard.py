@@ -152,6 +152,10 @@ class _TensorSpec:
         self.name, self.shape, self.device = name, shape, device
         self.dtype, self.requires_grad = dtype, requires_grad
 
+    def metadata(self) -> tuple:
+        """What the prologue checks of the tensor, as ``tensor_matches`` takes it."""
+        return self.shape, self.device, self.dtype, self.requires_grad
+
 
 class GuardBuilder:
     """Translates one prologue trace into the source of a guard function, line by line."""
@@ -474,7 +478,7 @@ class GuardBuilder:
             dynamic_dims_sizes=[list(t.shape) for t in unique_tensors],
             dynamic_dims_strides=strides,
         )
-        self.globals["__tensor_specs"] = [(s.shape, s.device, s.dtype, s.requires_grad) for s in specs]
+        self.globals["__tensor_specs"] = [s.metadata() for s in specs]
         self.globals["__tensor_types"] = [type(t) for t in tensors]
         self.globals["__check_tensors_slowly"] = check_tensors_slowly
         names = ", ".join(s.name for s in specs)
@@ -512,15 +516,11 @@ def _tensors_once(specs, tensors):
     unique, same_as = [], []
     for spec, t in zip(specs, tensors):
         first = first_of.setdefault(id(t), spec)
-        if first is spec or _spec_key(first) != _spec_key(spec):
+        if first is spec or first.metadata() != spec.metadata():
             unique.append(spec)
         else:
             same_as.append((spec.name, first.name))
     return unique, same_as
-
-
-def _spec_key(spec: _TensorSpec):
-    return spec.shape, spec.device, spec.dtype, spec.requires_grad
 
 
 class Guard:
@@ -607,7 +607,7 @@ def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, compile_da
 
 def _passes_tensor_check(t, spec: _TensorSpec) -> bool:
     try:
-        return tensor_matches(t, spec.shape, spec.device, spec.dtype, spec.requires_grad)
+        return tensor_matches(t, *spec.metadata())
     except Exception:  # no sizes (a strided nested tensor): the prologue fails on it too
         return False
 
