@@ -377,6 +377,35 @@ def environment(device: str) -> dict:
     return env
 
 
+def select_cases(cases: list[Case], names: str) -> list[Case]:
+    """The cases whose names start with one of ``names`` (comma-separated), all of them for ``""``."""
+    if not names:
+        return cases
+    wanted = names.split(",")
+    return [c for c in cases if any(c.name.startswith(w) for w in wanted)]
+
+
+def run_cases(cases, device, repeats, budget_s, json_path=None, with_compile=False, with_thunderfx=False) -> list[Row]:
+    """Runs the cases side by side and prints their table (and writes the rows to ``json_path``)."""
+    env = environment(device)
+    print(" | ".join(f"{k} {v}" for k, v in env.items()), f"| repeats {repeats}", flush=True)
+    if device == "cuda":
+        warm_up(cases[0])
+    rows = []
+    for case in cases:
+        rows += run_case(case, device, repeats, budget_s, with_compile, with_thunderfx)
+    print_table(rows)
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump({"environment": env, "argv": sys.argv[1:], "rows": [asdict(r) for r in rows]}, f, indent=1)
+    return rows
+
+
+def exit_status(rows: list[Row]) -> int:
+    """1 where a fast path's outputs differ from upstream's."""
+    return 1 if any(r.check == "!" for r in rows) else 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=("cpu", "cuda"))
@@ -391,24 +420,11 @@ def main(argv=None) -> int:
     repeats = args.repeats or (5 if args.quick else 15)
     budget_s = 0.01 if args.quick else 0.05  # per repeat and system
     torch.manual_seed(0)
-    cases = make_cases(args.device)
-    if args.cases:
-        wanted = args.cases.split(",")
-        cases = [c for c in cases if any(c.name.startswith(w) for w in wanted)]
-    env = environment(args.device)
-    print(" | ".join(f"{k} {v}" for k, v in env.items()), f"| repeats {repeats}", flush=True)
-    if args.device == "cuda":
-        warm_up(cases[0])
-    rows = []
-    for case in cases:
-        rows += run_case(case, args.device, repeats, budget_s, args.with_compile, args.with_thunderfx)
-    print_table(rows)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"environment": env, "argv": sys.argv[1:], "rows": [asdict(r) for r in rows]}, f, indent=1)
+    cases = select_cases(make_cases(args.device), args.cases)
+    rows = run_cases(cases, args.device, repeats, budget_s, args.json, args.with_compile, args.with_thunderfx)
     if args.plot:
         plot(rows, args.plot)
-    return 1 if any(r.check == "!" for r in rows) else 0
+    return exit_status(rows)
 
 
 if __name__ == "__main__":

@@ -8,16 +8,14 @@ what the fast path changes for a whole model: the two language models that light
 ``torch.no_grad()``, batch 1, for one token (a decoding step without a KV cache, where kernels are small and the
 host decides the time) and for 32 tokens. Thunder runs with its default executors (nvFuser on CUDA).
 
-The systems, the interleaved timing and the output marks are small_graph.py's (its ``run_case``): eager, thunder
+The systems, the interleaved timing and the output marks are small_graph.py's (its ``run_cases``): eager, thunder
 (upstream, ``fastpath=False``), fast, and computation (the fast callable's cache entry called directly).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from dataclasses import asdict
 
 import torch
 
@@ -58,22 +56,8 @@ def main(argv=None) -> int:
     repeats = args.repeats or (5 if args.quick else 15)
     budget_s = 0.05 if args.quick else 0.2  # per repeat and system: model calls take milliseconds on the CPU
     torch.manual_seed(0)
-    cases = make_cases(args.device)
-    if args.cases:
-        wanted = args.cases.split(",")
-        cases = [c for c in cases if any(c.name.startswith(w) for w in wanted)]
-    env = small_graph.environment(args.device)
-    print(" | ".join(f"{k} {v}" for k, v in env.items()), f"| repeats {repeats}", flush=True)
-    if args.device == "cuda":
-        small_graph.warm_up(cases[0])
-    rows = []
-    for case in cases:
-        rows += small_graph.run_case(case, args.device, repeats, budget_s, with_compile=False, with_thunderfx=False)
-    small_graph.print_table(rows)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"environment": env, "argv": sys.argv[1:], "rows": [asdict(r) for r in rows]}, f, indent=1)
-    return 1 if any(r.check == "!" for r in rows) else 0
+    cases = small_graph.select_cases(make_cases(args.device), args.cases)
+    return small_graph.exit_status(small_graph.run_cases(cases, args.device, repeats, budget_s, args.json))
 
 
 if __name__ == "__main__":
