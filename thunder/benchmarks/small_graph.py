@@ -10,7 +10,8 @@ mark for its outputs: '=' equal to upstream bitwise, '~' close to eager within t
 
 Systems: eager; thunder (upstream thunder.jit, fastpath=False); fast (thunder.jit with the fast path);
 computation (the fast callable's cache entry: its generated computation called directly with the prepared
-inputs, undecorated, grad mode switched as the call needs: the floor the fast path approaches);
+inputs, undecorated, grad mode switched as the call needs, decorated as upstream's under autocast: the floor the fast
+path approaches);
 with nvFuser on CUDA, nvfuser-fd.execute and nvfuser-fec.execute (the FusionDefinition that Thunder built,
 called directly); with --with-compile, torch.compile; with --with-thunderfx, thunderfx and thunderfx-fast (ThunderFX,
 ``thunder.dynamo.thunderfx``, which hands Dynamo's graphs to thunder.jit: upstream's path and the fast path).
@@ -19,6 +20,7 @@ called directly); with --with-compile, torch.compile; with --with-thunderfx, thu
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import platform
 import statistics
@@ -91,6 +93,7 @@ class Case:
     fn: object  # a function or an nn.Module factory's product
     args: tuple
     inference: bool = False  # calls run under torch.no_grad()
+    autocast: torch.dtype | None = None  # calls run under torch.autocast with this dtype
     backward: bool = False  # each call also runs .backward() on the output
     count: int | None = None  # number of inputs or parameters, for the scaling plot
     kind: str = ""
@@ -112,6 +115,8 @@ def make_cases(device: str) -> list[Case]:
         cases.append(Case(f"params_{n}", ManyParameters(n).to(dev), (torch.randn(8, device=dev),), inference=True, count=n, kind="parameters"))
     w = torch.randn(16, 16, device=dev, requires_grad=True)
     cases.append(Case("train_step", train_step_fn, (torch.randn(4, 16, device=dev), w), backward=True))
+    linear = torch.nn.Linear(64, 64).to(dev)
+    cases.append(Case("linear_autocast", linear, (torch.randn(8, 64, device=dev),), inference=True, autocast=torch.bfloat16))
     return cases
 
 
@@ -181,8 +186,19 @@ class Row:
     samples_us: list = field(default_factory=list)
 
 
-def outputs_of(fn, case: Case):
+@contextlib.contextmanager
+def case_context(case: Case):
+    """The grad mode, and the autocast if any, that every call of the case runs in."""
     with torch.no_grad() if case.inference else torch.enable_grad():
+        if case.autocast is None:
+            yield
+        else:
+            with torch.autocast(case.args[0].device.type, dtype=case.autocast):
+                yield
+
+
+def outputs_of(fn, case: Case):
+    with case_context(case):
         out = fn(*case.args)
         if case.backward:
             for a in case.args:
@@ -237,7 +253,7 @@ def build_systems(case: Case, device: str, with_compile: bool, with_thunderfx: b
     if not case.backward:
         prepare = computation_only(fast)
         if prepare is not None:
-            with torch.no_grad() if case.inference else torch.enable_grad():
+            with case_context(case):
                 systems["computation"] = prepare(*case.args)
     if device == "cuda" and not case.backward:
         # A separate callable that keeps its fusion inputs, so that the timed upstream callable does not.
@@ -264,7 +280,7 @@ def run_case(case: Case, device: str, repeats: int, budget_s: float, with_compil
         else:
             # computation-only and nvFuser systems return the raw outputs (a tuple or list of tensors): compared
             # with eager's tensors where they line up one to one, else '-'
-            with torch.no_grad() if case.inference else torch.enable_grad():
+            with case_context(case):
                 raw = f(*case.args)
             same_count = len(flat_tensors(raw)) == len(flat_tensors(refs["eager"]))
             checks[name] = ("~" if close(raw, refs["eager"]) else "!") if same_count else "-"
@@ -274,8 +290,7 @@ def run_case(case: Case, device: str, repeats: int, budget_s: float, with_compil
             return lambda: f(*case.args).backward()
         return lambda: f(*case.args)
 
-    ctx = torch.no_grad if case.inference else torch.enable_grad
-    with ctx():
+    with case_context(case):
         samples = time_by_budget({name: statement(f) for name, f in systems.items()}, repeats, budget_s)
     rows = []
     for name, s in samples.items():
@@ -290,8 +305,8 @@ def run_case(case: Case, device: str, repeats: int, budget_s: float, with_compil
 def time_by_budget(calls: dict, repeats: int, budget_s: float) -> dict[str, list[float]]:
     """µs per call of each zero-argument callable in ``calls``: one sample per repeat, the callables interleaved repeat
     by repeat, each sample as many calls as take about ``budget_s`` (estimated after a warm-up). All of it runs in
-    the caller's grad mode: a call in another mode would make a second cache entry, which the timed calls would
-    then try first (and fail) on every call."""
+    the caller's grad mode and autocast: a call in another would make a second cache entry, which the timed calls
+    would then try first (and fail) on every call."""
     timers = {}
     for name, call in calls.items():
         for _ in range(3):

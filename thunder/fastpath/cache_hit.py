@@ -7,7 +7,8 @@ variable, ``compile_data_and_stats`` and the host/prologue timers, ``maybe_conne
 
 Each cache entry gets one generated function (``CacheHit.call``): its guard (see ``guard.py``) followed by what
 a hit needs and nothing else: the counters, the computation (undecorated; grad mode switched off around it only
-when it is on), the autograd connection when the entry has a backward (``autograd.py``), the epilogue unless it
+when it is on; for an entry made under autocast, decorated as upstream calls it, after upstream's push onto the
+compile data's autocast stack), the autograd connection when the entry has a backward (``autograd.py``), the epilogue unless it
 only passes outputs through. A computation that is one nvFuser region call is not called: the hit calls the region's
 executor itself, in grad mode as it is where that cannot change the outputs (``nvfuser.single_region_call``), and
 without the region's layout check while the guard finds the sizes and strides of the call that the region's
@@ -75,10 +76,14 @@ class CacheHit:
         # Upstream runs computation and epilogue under torch.no_grad(); the guard pins the grad mode, so the
         # switch is needed only for entries made with grad enabled.
         self.grad_off = guard.grad_enabled
+        if guard.autocast is not None:
+            # An entry made under autocast: upstream's decorated functions, which switch CPU's and CUDA's autocast off
+            # around the call (and grad mode), as the entry's trace was made with autocast's rules applied.
+            self.computation, self.epilogue, self.grad_off = entry.computation_fn, entry.epilogue_fn, False
         self.backward_fn = entry.backward_fn
         # A computation that is one nvFuser region call: the hit calls the region's executor itself.
         self.region_call = None
-        if self.backward_fn is None and self.finish is not None:
+        if self.backward_fn is None and self.finish is not None and guard.autocast is None:
             self.region_call = single_region_call(entry.computation_traces[-1], self.computation)
         # Grad mode cannot change what such a region returns when no input requires grad and no output is a view or
         # an input (nvFuser then made each output, with no autograd history in either mode; the region tells per
@@ -100,6 +105,8 @@ class CacheHit:
             "__epilogue": self.epilogue,
             "__set_grad_enabled": _set_grad_enabled,
         }
+        if guard.autocast is not None:
+            namespace["__autocast_dtype"] = guard.autocast[1]
         if self.region_call is not None:
             namespace["__region"] = self.region_call.region
             namespace["__entry_layout"] = self.entry_layout
@@ -112,6 +119,9 @@ class CacheHit:
             "__cs.cache_hits += 1",
             "if __publication.entry is not __entry: __publish(__entry)",
         ]
+        if self.guard.autocast is not None:
+            # What upstream's populate_cache_info does on every call under autocast (and nothing undoes).
+            lines.append(f"__autocast_push({self.guard.autocast[0]!r}, __autocast_dtype, True)")
         inputs, pro_to_epi = self.guard.inputs, self.guard.pro_to_epi
         if self.backward_fn is not None:
             parts = f"__entry, __computation, __epilogue, {self.grad_off}"
@@ -232,8 +242,9 @@ def _epilogue_shortcut(entry):
 
 
 def _undecorated(fn):
-    # Thunder decorates generated callables with @torch.no_grad() and @no_autocast; the guard establishes
-    # that autocast is off, and the hit path handles grad mode itself. Anything else keeps upstream's path.
+    # Thunder decorates generated callables with @torch.no_grad() and @no_autocast; the guard of an entry not made
+    # under autocast establishes that autocast is off, and the hit path handles grad mode itself. Any other
+    # decorator keeps upstream's path.
     chain = [fn]
     while hasattr(chain[-1], "__wrapped__"):
         chain.append(chain[-1].__wrapped__)
@@ -435,6 +446,7 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
         "__publication": publication,
         "__publish": publish,
         "__call_with_backward": call_with_backward,
+        "__autocast_push": cd.autocast_stack.push,  # holds the stack, not the compile data
     }
 
     def dispatch(args, kwargs):

@@ -11,8 +11,9 @@ makes (``Guard.compile_with``, used by ``cache_hit.py``). A guard returns
 
 * ``(computation_inputs, prologue_to_epilogue)`` where the prologue would pass,
 * ``MISS`` where the prologue would fail (a definite miss for this entry),
-* ``DECLINE`` where it cannot tell exactly (tensor subclasses, functorch's wrapped tensors, autocast); the
-  caller then takes upstream's path, which decides exactly (or raises, as upstream does on functorch's wrappers).
+* ``DECLINE`` where it cannot tell exactly (tensor subclasses, functorch's wrapped tensors, an autocast other than
+  CPU's and CUDA's); the caller then takes upstream's path, which decides exactly (or raises, as upstream does on
+  functorch's wrappers).
 
 A prologue that uses anything the generator does not know raises ``Unsupported``: that entry keeps
 upstream's path.
@@ -120,7 +121,7 @@ _CACHE_INFO_KEYS = (
     "alias_tensor_indices",
     "is_grad_enabled",
     "no_grad_sync",
-    # present only for entries made under autocast, which these guards leave to upstream
+    # present only for entries made under autocast (GuardBuilder.autocast_checks)
     "autocast_config_torch_enabled",
     "autocast_config_torch_cpu_enabled",
     "autocast_gpu_dtype",
@@ -181,6 +182,8 @@ class GuardBuilder:
         # Parameters read from the jitted module's ThunderModule's _overrides_parameters (see tensor_check)
         self.overridden_parameters: set[str] = set()
         self.returned = None
+        # (device, Thunder dtype) of an entry made under autocast, as upstream pushes it per call (autocast_checks)
+        self.autocast = None
 
     # -- helpers -----------------------------------------------------------------------------------
     def constant(self, value) -> str:
@@ -378,20 +381,20 @@ class GuardBuilder:
         unknown = set(expected) - set(_CACHE_INFO_KEYS)
         if unknown:
             raise Unsupported(f"cache_info {sorted(unknown)}")
-        if expected.get("is_autocast_enabled") is True:
-            # An entry made under autocast: a definite miss without autocast, upstream's to decide with it.
-            return [
-                "if not (__is_autocast_enabled('cuda') or __is_autocast_enabled('cpu')): return __MISS",
-                "return __DECLINE",
-            ]
         # One C call each. dynamo's GlobalStateGuard, which checks these in one call, was no faster (BENCHMARKS.md,
         # session 27) and is private API.
         lines = []
         if "is_grad_enabled" in expected:
             lines.append(f"if __is_grad_enabled() is not {bool(expected['is_grad_enabled'])}: return __MISS")
-        if "is_autocast_enabled" in expected:
-            # Any autocast (not only CPU and CUDA, which upstream looks at): let upstream decide.
-            lines.append("if __is_any_autocast_enabled(): return __DECLINE")
+        if expected.get("is_autocast_enabled") is True:
+            lines += self.autocast_checks()
+        else:
+            # Upstream looks at CPU's and CUDA's autocast: either on fails this entry's prologue where it checks
+            # is_autocast_enabled. Any other autocast (or CPU's and CUDA's where the prologue does not check it): let
+            # upstream decide.
+            on_cpu_or_cuda = "__is_autocast_enabled('cuda') or __is_autocast_enabled('cpu')"
+            miss = [f"    if {on_cpu_or_cuda}: return __MISS"] if "is_autocast_enabled" in expected else []
+            lines += ["if __is_any_autocast_enabled():", *miss, "    return __DECLINE"]
         if "default_dtype" in expected:
             lines.append(f"if __get_default_dtype() is not {self.constant(expected['default_dtype'])}: return __MISS")
         if "default_device" in expected:
@@ -416,6 +419,34 @@ class GuardBuilder:
                 raise Unsupported("no_grad_sync without data parallelism")
         return lines
 
+    def autocast_checks(self) -> list[str]:
+        """The checks of an entry made under autocast: upstream's cache-info entries for it, read from torch. Sets
+        ``self.autocast`` to what upstream's ``populate_cache_info`` pushes onto the compile data's autocast stack on
+        every call under autocast (a hit must push it too: the stack decides later compilations)."""
+        from thunder.core.dtypes import to_dtype
+
+        expected = self.expected_state
+        keys = ("autocast_config_torch_enabled", "autocast_config_torch_cpu_enabled", "autocast_gpu_dtype",
+                "autocast_cpu_dtype", "autocast_thunder_dtype")
+        if any(k not in expected for k in keys):
+            raise Unsupported("an entry made under autocast whose prologue checks part of the autocast state")
+        cuda_on, cpu_on = expected["autocast_config_torch_enabled"], expected["autocast_config_torch_cpu_enabled"]
+        if {cuda_on, cpu_on} != {True, False}:
+            raise Unsupported(f"autocast on CUDA {cuda_on!r} and on CPU {cpu_on!r}")  # upstream raises on both
+        # The cache info holds Thunder's dtypes as strings; the guard compares torch's dtypes.
+        by_name = {str(to_dtype(d)): d for d in (torch.float16, torch.bfloat16, torch.float32, torch.float64)}
+        gpu, cpu = by_name.get(expected["autocast_gpu_dtype"]), by_name.get(expected["autocast_cpu_dtype"])
+        thunder_dtype = cpu if cpu_on else gpu
+        if gpu is None or cpu is None or str(to_dtype(thunder_dtype)) != expected["autocast_thunder_dtype"]:
+            raise Unsupported("autocast dtypes {}".format({k: expected[k] for k in keys[2:]}))
+        self.autocast = ("cpu" if cpu_on else "cuda", to_dtype(thunder_dtype))
+        self.globals["__get_autocast_dtype"] = torch.get_autocast_dtype
+        return [
+            f"if __is_autocast_enabled('cuda') is not {cuda_on} or __is_autocast_enabled('cpu') is not {cpu_on}:"
+            " return __MISS",
+            f"if __get_autocast_dtype('cuda') is not {gpu} or __get_autocast_dtype('cpu') is not {cpu}: return __MISS",
+        ]
+
     def alias_check(self, expected: str, observed_args, observed_kwargs) -> list[str]:
         general = [f"if __alias_string(args, kwargs) != {expected!r}: return __MISS"]
         # Fast form, for no aliasing expected and every top-level argument unpacked: when each argument is a leaf,
@@ -427,7 +458,7 @@ class GuardBuilder:
         first_name = {}  # position -> the first name it was unpacked to
         for name, pos in self.top_level.items():
             first_name.setdefault(pos, name)
-        if expected != "" or n_args is None or n_kwargs is None or len(first_name) != n_args + n_kwargs:
+        if n_args is None or n_kwargs is None or len(first_name) != n_args + n_kwargs:
             return general
         observed = {**{("args", i): v for i, v in enumerate(observed_args)}, **{("kwargs", k): v for k, v in observed_kwargs.items()}}
         unchecked = [name for name in first_name.values() if name not in self.checked]
@@ -436,6 +467,8 @@ class GuardBuilder:
             for pos, name in first_name.items()
             if name in unchecked or (type(observed.get(pos)) is torch.Tensor and observed[pos].layout is torch.strided)
         ]
+        if expected != "":
+            return self.expected_aliasing(expected, first_name, storages, n_kwargs, unchecked) or general
         ptrs = [f"{name}.untyped_storage().data_ptr()" for name in storages]
         if len(ptrs) < 2:
             distinct = []
@@ -447,6 +480,26 @@ class GuardBuilder:
             return distinct
         plain = " and ".join(f"type({name}) is torch.Tensor and {name}.layout is torch.strided" for name in unchecked)
         return [f"if {plain}:", *(f"    {line}" for line in distinct or ["pass"]), "else:", *(f"    {line}" for line in general)]
+
+    def expected_aliasing(self, expected: str, first_name: dict, storages: list[str], n_kwargs: int, unchecked) -> list[str]:
+        """The fast form of the alias check for arguments that share storage (``f(x, x)``; self-attention's
+        ``mha(q, q, q)``), without keywords (whose flattened order upstream's pytree decides) and with every
+        argument's type established by the guard: the arguments of each expected group share one storage pointer,
+        and the groups and the other strided tensors have distinct ones. Empty where it does not apply."""
+        if n_kwargs or unchecked:
+            return []
+        names = {index: first_name[("args", index)] for index in range(len(first_name))}
+        groups = [[names.get(int(i)) for i in g.split(",")] for g in expected.split("-")]
+        if any(name not in storages for g in groups for name in g):
+            return []
+        in_groups = {name for g in groups for name in g}
+        ptr = {name: f"__ptr_{name}" for name in storages}  # trace names never start with two underscores
+        lines = [f"{ptr[name]} = {name}.untyped_storage().data_ptr()" for name in storages]
+        same = [" == ".join(ptr[name] for name in g) for g in groups]
+        distinct = [ptr[g[0]] for g in groups] + [ptr[name] for name in storages if name not in in_groups]
+        if len(distinct) > 1:
+            same.append(f"len({{{', '.join(distinct)}}}) == {len(distinct)}")
+        return lines + [f"if not ({' and '.join(same)}): return __MISS"]
 
     def tensor_check(self, observed: dict) -> tuple[list[str], list[str]]:
         """The tensor check, and the same check also noting in ``__same_layout`` whether every tensor has the sizes
@@ -528,7 +581,7 @@ class Guard:
     and, by ``compile_with``, in front of the code that a hit runs (the fast path's per-entry function)."""
 
     def __init__(self, checks, namespace, input_list, pro_to_epi, grad_enabled, no_grad_inputs,
-                 checks_noting_layout=None, tensor_names=(), arg_shapes=None):
+                 checks_noting_layout=None, tensor_names=(), arg_shapes=None, autocast=None):
         self.checks = checks
         # The same checks, also setting `__same_layout`: every tensor has the sizes and strides of the call that the
         # guard was built from (None without tensors); `tensor_names`: the tensors that the guard checks.
@@ -544,6 +597,9 @@ class Guard:
         # {position: shape}, a position being an index into args or a keyword. Any other shape there is a miss, as
         # for the prologue: the dispatcher skips this guard for such calls (cache_hit.py, calls_by_shape).
         self.arg_shapes = arg_shapes or {}
+        # An entry made under autocast: (device, Thunder dtype), what upstream pushes onto the compile data's autocast
+        # stack on each call under autocast, a hit too (see GuardBuilder.autocast_checks); None for other entries.
+        self.autocast = autocast
 
     @functools.cached_property
     def check(self):
@@ -602,7 +658,7 @@ def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, compile_da
         if s.name in builder.top_level and None not in s.shape
     }
     return Guard(checks, builder.globals, input_list, pro_to_epi, builder.grad_enabled, no_grad_inputs,
-                 noting_layout, (s.name for s in builder.tensors), arg_shapes)
+                 noting_layout, (s.name for s in builder.tensors), arg_shapes, builder.autocast)
 
 
 def _passes_tensor_check(t, spec: _TensorSpec) -> bool:

@@ -10,8 +10,8 @@ wrapped so that it decides per callable being compiled):
 
 * It keeps the FusionDefinition of the last input layout and reuses it while every tensor input has the same
   type (``torch.Tensor`` or ``nn.Parameter``), shape and strides as last time, checked in one C++ call (dynamo's
-  ``TensorGuards``): Thunder's cache does not key on strides, so these can change between calls
-  (Lightning-AI/lightning-thunder#1840 review).
+  ``TensorGuards``; a tensor in two input places is checked at the first and by identity at the other): Thunder's
+  cache does not key on strides, so these can change between calls (Lightning-AI/lightning-thunder#1840 review).
   Any other layout is first compared with the region's first one (kept, with its definition: coming back to it
   costs one check), then goes through upstream's descriptor cache (``get_fd(to_descriptors(args))``), which builds
   or finds the right definition; anything that is not a plain tensor goes through upstream's wrapper unchanged.
@@ -55,6 +55,41 @@ class _AnyLayout:
     @staticmethod
     def check(*tensors):
         return True
+
+
+def _same_layout_as(tensors):
+    """A check that passes while each tensor has the exact type, shape, strides, dtype, device and dispatch keys that
+    ``tensors`` have now (one C++ call)."""
+    return TensorGuards(
+        *tensors,
+        dynamic_dims_sizes=[list(t.shape) for t in tensors],
+        dynamic_dims_strides=[list(t.stride()) for t in tensors],
+    )
+
+
+class _LayoutWithRepeats:
+    """The layout check of a region that gets one tensor in two input places or more (``f(x, x)``, a tied weight):
+    TensorGuards fails on a tensor passed twice, so it gets each tensor at its first place, and a later place passes
+    while it holds the very tensor of that first place."""
+
+    __slots__ = ("first_places", "repeats", "guards")
+
+    def __init__(self, tensors):
+        first_place = {}
+        self.first_places, self.repeats = [], []  # repeats: (later place, first place)
+        for i, t in enumerate(tensors):
+            first = first_place.setdefault(id(t), i)
+            if first == i:
+                self.first_places.append(i)
+            else:
+                self.repeats.append((i, first))
+        self.guards = _same_layout_as([tensors[i] for i in self.first_places])
+
+    def check(self, *tensors):
+        for later, first in self.repeats:
+            if tensors[later] is not tensors[first]:
+                return False
+        return self.guards.check(*[tensors[i] for i in self.first_places])
 
 
 class FusionRegion:
@@ -149,18 +184,12 @@ class FusionRegion:
         if not up.use_cache:
             layout = _AnyLayout  # nv_skip_cache=True: the first definition serves every call, as upstream
         elif len({id(t) for t in tensors}) < len(tensors):
-            # One tensor in two places: TensorGuards would never pass, and building it on every call costs more
-            # than upstream's descriptors; keep upstream's per-call lookup for this region.
-            layout = None
+            layout = _LayoutWithRepeats(tensors)
         else:
-            layout = TensorGuards(
-                *tensors,
-                dynamic_dims_sizes=[list(t.shape) for t in tensors],
-                dynamic_dims_strides=[list(t.stride()) for t in tensors],
-            )
+            layout = _same_layout_as(tensors)
         # nv_skip_cache serves every layout with one definition, whose outputs may differ by layout: not "new".
         new_outputs = layout is not _AnyLayout and outputs_are_new(out, args)
-        self.prepared = None if layout is None else (layout, execute, new_outputs, fd)
+        self.prepared = (layout, execute, new_outputs, fd)
         if self.first_prepared is None:
             self.first_prepared = self.prepared
         return out

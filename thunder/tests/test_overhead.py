@@ -320,7 +320,7 @@ def test_grad_mode_autocast_default_dtype_and_device():
         Call(make, ctx=torch.no_grad, expect_fast=True),
         Call(make, expect_fast=True),
         Call(make, ctx=lambda: torch.autocast("cpu", dtype=torch.bfloat16), expect_fast=False),
-        Call(make, ctx=lambda: torch.autocast("cpu", dtype=torch.bfloat16), expect_fast=False),
+        Call(make, ctx=lambda: torch.autocast("cpu", dtype=torch.bfloat16), expect_fast=True),
         Call(make, ctx=lambda: torch.device("cpu"), expect_fast=True),
         Call(make, expect_fast=True),
         Call(make, ctx=float64_default, expect_fast=False),
@@ -329,25 +329,104 @@ def test_grad_mode_autocast_default_dtype_and_device():
     ]
     # torch.ones: the default dtype and device matter
     _, fast = run_differential(lambda a, b: (a @ b).relu() + torch.ones(4), calls)
-    assert len(fast._lc_fastpath_state.hits) == 4  # one is autocast's, which declines to upstream
+    assert len(fast._lc_fastpath_state.hits) == 4
 
 
 def test_a_call_under_autocast_changes_later_compilations_like_upstream():
     # Upstream bug (lightning-thunder 0.2.6): populate_cache_info pushes the autocast state onto the compile data's
     # autocast_stack on every call under torch.autocast and never pops it, and Thunder's autocast transform applies
     # its rules whenever that stack is not empty. After one call under autocast, an entry compiled outside autocast
-    # computes a float32 matmul in bfloat16 (eager: float32). Calls under autocast take upstream's path on both
-    # callables, so both stacks grow alike (session 42).
+    # computes a float32 matmul in bfloat16 (eager: float32). The fast path's hits under autocast push as upstream's
+    # calls do, so both stacks grow alike (sessions 42 and 43).
     bf16 = lambda: torch.autocast("cpu", dtype=torch.bfloat16)
     square = lambda n: lambda: ((t(n, n), t(n, n, seed=1)), {})
     calls = [Call(square(4)), Call(square(4), ctx=bf16, expect_fast=False),
-             Call(square(4), ctx=bf16, expect_fast=False), Call(square(3), expect_fast=False),
+             Call(square(4), ctx=bf16, expect_fast=True), Call(square(3), expect_fast=False),
              Call(square(3), expect_fast=True)]
     up, fast = run_differential(lambda a, b: a @ b, calls)
     for jitted in (up, fast):
         assert len(thunder.compile_data(jitted).autocast_stack.stack) == 2  # one push per call under autocast
         (a, b), _ = square(3)()
         assert jitted(a, b).dtype is torch.bfloat16 and (a @ b).dtype is torch.float32
+
+
+@contextlib.contextmanager
+def autocast_flag(device):
+    """Turns one device's autocast flag on (thread-local state that torch keeps also for devices it does not have)."""
+    before = torch.is_autocast_enabled(device)
+    torch.set_autocast_enabled(device, True)
+    try:
+        yield
+    finally:
+        torch.set_autocast_enabled(device, before)
+
+
+@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
+def test_hits_under_autocast(device, executors):
+    # Since session 43 an entry made under CPU's or CUDA's autocast takes the fast path on hits: the guard checks the
+    # autocast state that upstream's cache info holds, the hit calls the entry's functions decorated as upstream does
+    # (autocast and grad mode off inside) and pushes onto the compile data's autocast stack as upstream's
+    # populate_cache_info does on each call under autocast.
+    other = "cuda" if device == "cpu" else "cpu"
+    bf16 = lambda: torch.autocast(device, dtype=torch.bfloat16)
+    fp16 = lambda: torch.autocast(device, dtype=torch.float16)
+
+    @contextlib.contextmanager
+    def both(first, second):
+        with first(), second():
+            yield
+
+    make = lambda: ((t(8, 8).to(device), t(8, 8, seed=1).to(device)), {})
+    # The autocast and grad mode that the caller finds after the call, inside its context.
+    and_state = lambda f: lambda *a, **k: (
+        f(*a, **k), torch.is_autocast_enabled(device), torch.get_autocast_dtype(device), torch.is_grad_enabled()
+    )
+    calls = [
+        Call(make, ctx=bf16, expect_fast=False),
+        Call(make, ctx=bf16, expect_fast=True, through=and_state),
+        Call(make, ctx=fp16, expect_fast=False),  # another autocast dtype: a miss
+        Call(make, ctx=fp16, expect_fast=True, through=and_state),
+        Call(make, ctx=bf16, expect_fast=True),  # the older entry
+        Call(make, ctx=lambda: torch.autocast(device, enabled=False), expect_fast=False),  # autocast off: a miss
+        Call(make, expect_fast=True),
+        Call(make, ctx=bf16, expect_fast=True, through=and_state),  # the newest entry (autocast off) misses
+        Call(make, ctx=lambda: both(bf16, torch.no_grad), expect_fast=False),  # grad mode off: a miss
+        Call(make, ctx=lambda: both(bf16, torch.no_grad), expect_fast=True, through=and_state),
+        # CPU's and CUDA's autocast together: upstream raises before trying an entry, and so does the fast path
+        Call(make, ctx=lambda: both(bf16, lambda: autocast_flag(other)), expect_fast=False),
+        # An autocast that upstream does not look at, besides this device's: the bf16 entry, as upstream finds it
+        Call(make, ctx=lambda: both(bf16, lambda: autocast_flag("xpu")), expect_fast=True),
+        Call(make, ctx=lambda: autocast_flag("xpu"), expect_fast=False),  # alone: upstream decides
+    ]
+    # mse_loss: the torch executor calls torch's, which autocast would compute in float32 (Thunder's trace: bfloat16)
+    f = lambda a, b: ((a @ b).relu() + a, torch.nn.functional.mse_loss(a @ b, b @ a))
+    up, fast = run_differential(f, calls, executors=executors)
+    stacks = [list(thunder.compile_data(jitted).autocast_stack.stack) for jitted in (up, fast)]
+    assert stacks[0] == stacks[1] and len(stacks[0]) == 9  # the calls under one autocast, each pushed once
+    assert thunder.compile_stats(fast).calls == 13 and hits_misses(fast) == (8, 4)
+
+
+@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
+def test_training_under_autocast(device, executors):
+    def make():
+        return t(4, 8, requires_grad=True).to(device), t(8, 8, seed=1).to(device).requires_grad_()
+
+    def forward_and_backward(f):
+        a, w = make()
+        with torch.autocast(device, dtype=torch.bfloat16):
+            out = f(a, w)
+        out.float().sum().backward()
+        return out.detach(), out.dtype, a.grad, w.grad
+
+    f = lambda a, w: torch.tanh(a @ w) * 2
+    up = thunder.jit(f, fastpath=False, executors=executors)
+    fast = thunder.jit(f, fastpath=True, executors=executors)
+    for i in range(3):
+        took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+        assert_bitwise(forward_and_backward(up), forward_and_backward(fast))
+        assert hits_misses(up) == hits_misses(fast)
+        assert took_fast_path(fast) == (i > 0)
+    assert forward_and_backward(fast)[1] is torch.bfloat16
 
 
 def test_default_dtype():
@@ -1815,7 +1894,7 @@ def test_guard_tells_whether_computation_inputs_require_grad():
 
 
 class TestGeneratedGuards(expecttest.TestCase):
-    # Pinned sources of two representative hit functions (guard, then the call); refresh with EXPECTTEST_ACCEPT=1
+    # Pinned sources of representative hit functions (guard, then the call); refresh with EXPECTTEST_ACCEPT=1
     # after a deliberate change.
     def test_function_guard(self):
         fast = thunder.jit(lambda a, b, n: a * b + n)
@@ -1830,7 +1909,9 @@ def hit(args, kwargs):
         i0 = args[2]
         if not (type(i0) is int and i0 == 3): return __MISS
         if __is_grad_enabled() is not True: return __MISS
-        if __is_any_autocast_enabled(): return __DECLINE
+        if __is_any_autocast_enabled():
+            if __is_autocast_enabled('cuda') or __is_autocast_enabled('cpu'): return __MISS
+            return __DECLINE
         if __get_default_dtype() is not torch.float32: return __MISS
         if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None) and __get_default_device() != __c0: return __MISS
         if a.is_nested or b.is_nested: return __MISS
@@ -1882,7 +1963,9 @@ def hit(args, kwargs):
         i2 = __module_dict['out_features'] if 'out_features' in __module_dict else __module_model.out_features
         if not (type(i2) is int and i2 == 2): return __MISS
         if __is_grad_enabled() is not False: return __MISS
-        if __is_any_autocast_enabled(): return __DECLINE
+        if __is_any_autocast_enabled():
+            if __is_autocast_enabled('cuda') or __is_autocast_enabled('cpu'): return __MISS
+            return __DECLINE
         if __get_default_dtype() is not torch.float32: return __MISS
         if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None) and __get_default_device() != __c0: return __MISS
         if input.is_nested: return __MISS
@@ -1895,6 +1978,38 @@ def hit(args, kwargs):
     __cs.cache_hits += 1
     if __publication.entry is not __entry: __publish(__entry)
     return __computation(input, t_bias, t_weight, )[0]
+""")
+
+    def test_autocast_entry_hit(self):
+        # An entry made under autocast: its state checked, the push that upstream makes per call, and the computation
+        # as upstream decorates it (autocast and grad mode off inside).
+        fast = thunder.jit(lambda a, b: a @ b)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            fast(t(2, 3), t(3, 2))
+        self.assertExpectedInline(hit_source(fast), """\
+def hit(args, kwargs):
+    try:
+        if not (len(args) == 2): return __MISS
+        if not (len(kwargs) == 0): return __MISS
+        a = args[0]
+        b = args[1]
+        if __is_grad_enabled() is not True: return __MISS
+        if __is_autocast_enabled('cuda') is not False or __is_autocast_enabled('cpu') is not True: return __MISS
+        if __get_autocast_dtype('cuda') is not torch.float16 or __get_autocast_dtype('cpu') is not torch.bfloat16: return __MISS
+        if __get_default_dtype() is not torch.float32: return __MISS
+        if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None) and __get_default_device() != __c0: return __MISS
+        if a.is_nested or b.is_nested: return __MISS
+        if not __tensor_guards.check(a, b):
+            __verdict = __check_tensors_slowly((a, b,), __tensor_specs, __tensor_types)
+            if __verdict is not True: return __verdict
+        if a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr(): return __MISS
+    except Exception:
+        return __MISS
+    __cs.calls += 1
+    __cs.cache_hits += 1
+    if __publication.entry is not __entry: __publish(__entry)
+    __autocast_push('cpu', __autocast_dtype, True)
+    return __computation(a, b, )[0]
 """)
 
 
@@ -2122,6 +2237,7 @@ st = hypothesis.strategies
             st.booleans(),  # grad mode
             st.sampled_from([1, 2, 2.0, -1]),
             st.booleans(),  # column-major strides (2-D shapes): the reshape below copies instead of viewing
+            st.sampled_from([None, torch.bfloat16, torch.float16]),  # CPU autocast's dtype, None: no autocast
         ),
         min_size=1,
         max_size=8,
@@ -2132,11 +2248,22 @@ def test_generated_call_sequences(sequence):
         a = t(*shape, dtype=dtype)
         return (a.t().contiguous().t() if column_major and a.dim() == 2 else a, n), {}
 
+    def context(grad, autocast):
+        @contextlib.contextmanager
+        def ctx():
+            with torch.set_grad_enabled(grad), torch.autocast("cpu", dtype=autocast, enabled=autocast is not None):
+                yield
+
+        return ctx
+
     calls = [
-        Call(functools.partial(make, shape, dtype, n, column_major), ctx=nullcontext if grad else torch.no_grad)
-        for shape, dtype, grad, n, column_major in sequence
+        Call(functools.partial(make, shape, dtype, n, column_major), ctx=context(grad, autocast))
+        for shape, dtype, grad, n, column_major, autocast in sequence
     ]
-    run_differential(lambda a, n: (a.exp() * n - a, a.reshape(-1)), calls)
+    # the dot product: autocast's rules apply to it
+    f = lambda a, n: (a.exp() * n - a, a.reshape(-1), a.reshape(-1) @ a.reshape(-1))
+    up, fast = run_differential(f, calls)
+    assert thunder.compile_data(up).autocast_stack.stack == thunder.compile_data(fast).autocast_stack.stack
 
 
 @hypothesis.settings(deadline=None, max_examples=25, suppress_health_check=list(hypothesis.HealthCheck))
@@ -2264,13 +2391,21 @@ def test_fusion_region_picks_the_definition_by_layout_without_a_gpu():
             else:  # another layout: the descriptor cache, then the definition's execute
                 assert up.log[:2] == [("descriptors",), ("fd", want.key)]
             first, previous = first or layout, layout
-    # One tensor in two places: correct on every call, through the descriptors as upstream.
+    # One tensor in two places (since session 43): checked once, and the other place by identity. Two tensors of that
+    # layout, or one tensor in the other two places, are another layout: the descriptors, then the right definition.
     up = FakeWrapper()
-    region = FusionRegion(up, (0, 1), 2)
-    for a in [strided, strided, contiguous]:
+    region = FusionRegion(up, (0, 1, 2), 3)
+    other = torch.randn(4, 6)[:, ::2]  # the layout of strided, another tensor
+    calls = [((strided, strided, param), False), ((strided, strided, param), True), ((contiguous, contiguous, param), False),
+             ((contiguous, contiguous, param), True), ((strided, strided, param), True),  # back to the first layout
+             ((strided, other, param), False), ((strided, other, param), True), ((strided, strided, param), True),
+             ((param, strided, param), False), ((param, strided, param), True)]
+    for args, direct in calls:
         up.log.clear()
-        assert region(a, a) == up.built[up.to_descriptors((a, a))].key and up.log[:2] == [("descriptors",), ("fd", up.log[1][1])]
-        assert region.same_layout is None  # no layout check that could never pass, rebuilt on every call
+        out = region(*args)
+        log, want = list(up.log), up.built[up.to_descriptors(args)]
+        assert out == want.key and region.last_used is want
+        assert log[:1] == [("fec", want.key)] if direct else log[:2] == [("descriptors",), ("fd", want.key)]
     # Other tensor subclasses and nv_skip_cache keep upstream's behaviour.
     up = FakeWrapper()
     region = FusionRegion(up, (0,), 1)
@@ -2467,7 +2602,9 @@ def hit(args, kwargs):
         if not (len(kwargs) == 0): return __MISS
         x = args[0]
         if __is_grad_enabled() is not True: return __MISS
-        if __is_any_autocast_enabled(): return __DECLINE
+        if __is_any_autocast_enabled():
+            if __is_autocast_enabled('cuda') or __is_autocast_enabled('cpu'): return __MISS
+            return __DECLINE
         if __get_default_dtype() is not torch.float32: return __MISS
         if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None) and __get_default_device() != __c0: return __MISS
         if x.is_nested: return __MISS
@@ -2629,6 +2766,32 @@ def test_nvfuser_stride_switch():
         out = run_both(up, fast, a, b)
         torch.testing.assert_close(out, f(a, b))
     assert thunder.cache_misses(fast) == 1  # strides never recompile: the region picks the definition
+
+
+@requires_nvfuser
+def test_nvfuser_region_gets_one_tensor_in_two_places():
+    # f(x, x): the region of the entry made for it gets one tensor in two input places. Since session 43 its layout
+    # check takes the tensor once and the other place by identity; before, it computed the descriptors on every call.
+    from thunder.fastpath.nvfuser import FusionRegion, _LayoutWithRepeats
+
+    f = lambda a, b: (a * 2 + b).exp()
+    up, fast = nvfuser_pair(f)
+    x, y = torch.randn(8, 8, device="cuda"), torch.randn(8, 8, device="cuda")
+    xt = torch.randn(8, 8, device="cuda").t()
+    for a, b in [(x, x), (x, x), (x, y), (x, x), (xt, xt), (xt, xt), (x, x)]:
+        out = run_both(up, fast, a, b)
+        torch.testing.assert_close(out, f(a, b))
+    entries = thunder.compile_stats(fast).interpreter_cache
+    regions = [r for e in entries for r in e.computation_traces[-1].python_ctx().values() if type(r) is FusionRegion]
+    repeated = [r for r in regions if r.prepared is not None and type(r.prepared[0]) is _LayoutWithRepeats]
+    assert len(repeated) == 1
+    region = repeated[0]
+    descriptors = []
+    region.upstream.to_descriptors = lambda args, _to=region.upstream.to_descriptors: descriptors.append(1) or _to(args)
+    for a, b in [(x, x), (x, x), (xt, xt), (xt, xt), (x, x)]:
+        run_both(up, fast, a, b)
+    # Descriptors once, for the layout that is neither the last one nor the first one: (xt, xt) after (x, x)
+    assert len(descriptors) == 1
 
 
 def sin_mul_add_sum(a, b):
