@@ -116,7 +116,8 @@ def make_cases(device: str) -> list[Case]:
     w = torch.randn(16, 16, device=dev, requires_grad=True)
     cases.append(Case("train_step", train_step_fn, (torch.randn(4, 16, device=dev), w), backward=True))
     linear = torch.nn.Linear(64, 64).to(dev)
-    cases.append(Case("linear_autocast", linear, (torch.randn(8, 64, device=dev),), inference=True, autocast=torch.bfloat16))
+    x = torch.randn(8, 64, device=dev)
+    cases.append(Case("linear_autocast", linear, (x,), inference=True, autocast=torch.bfloat16))
     return cases
 
 

@@ -44,7 +44,8 @@ def make_cases(device: str, autocast: torch.dtype | None = None) -> list[Case]:
         for tokens in (1, 32):
             idx = torch.randint(0, 512, (1, tokens), device=device)
             label = f"{name}_{tokens}tok" + ("_autocast" if autocast else "")
-            cases.append(Case(label, model, (idx,), inference=True, autocast=autocast, count=n_params, kind="parameters"))
+            cases.append(Case(label, model, (idx,), inference=True, autocast=autocast, count=n_params,
+                              kind="parameters"))
     return cases
 
 

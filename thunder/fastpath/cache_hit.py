@@ -8,8 +8,8 @@ variable, ``compile_data_and_stats`` and the host/prologue timers, ``maybe_conne
 Each cache entry gets one generated function (``CacheHit.call``): its guard (see ``guard.py``) followed by what
 a hit needs and nothing else: the counters, the computation (undecorated; grad mode switched off around it only
 when it is on; for an entry made under autocast, decorated as upstream calls it, after upstream's push onto the
-compile data's autocast stack), the autograd connection when the entry has a backward (``autograd.py``), the epilogue unless it
-only passes outputs through. A computation that is one nvFuser region call is not called: the hit calls the region's
+compile data's autocast stack), the autograd connection when the entry has a backward (``autograd.py``), the
+epilogue unless it only passes outputs through. A computation that is one nvFuser region call is not called: the hit calls the region's
 executor itself, in grad mode as it is where that cannot change the outputs (``nvfuser.single_region_call``), and
 without the region's layout check while the guard finds the sizes and strides of the call that the region's
 current layout was prepared for (``_entry_layout``). Any other computation made for grad mode on, with no input

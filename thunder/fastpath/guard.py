@@ -481,7 +481,8 @@ class GuardBuilder:
         plain = " and ".join(f"type({name}) is torch.Tensor and {name}.layout is torch.strided" for name in unchecked)
         return [f"if {plain}:", *(f"    {line}" for line in distinct or ["pass"]), "else:", *(f"    {line}" for line in general)]
 
-    def expected_aliasing(self, expected: str, first_name: dict, storages: list[str], n_kwargs: int, unchecked) -> list[str]:
+    def expected_aliasing(self, expected: str, first_name: dict, storages: list[str], n_kwargs: int,
+                          unchecked: list[str]) -> list[str]:
         """The fast form of the alias check for arguments that share storage (``f(x, x)``; self-attention's
         ``mha(q, q, q)``), without keywords (whose flattened order upstream's pytree decides) and with every
         argument's type established by the guard: the arguments of each expected group share one storage pointer,
