@@ -83,6 +83,18 @@ def tensor_matches(t, shape, device: str, dtype: torch.dtype, requires_grad: boo
     return str(t.device) == device and t.dtype == dtype and t.requires_grad == requires_grad
 
 
+def same_layout_check(tensors):
+    """A check (TensorGuards, one C++ call) that passes while each tensor has the exact type, sizes, strides, dtype,
+    device and dispatch keys that ``tensors`` have now. The guard's ``__observed_layout`` and a FusionRegion's layout
+    check are both this: where the first passes on a region's inputs, so does the second (cache_hit.py,
+    ``_entry_layout``). Raises RuntimeError for tensors without strides (sparse compressed layouts)."""
+    return TensorGuards(
+        *tensors,
+        dynamic_dims_sizes=[list(t.shape) for t in tensors],
+        dynamic_dims_strides=[list(t.stride()) for t in tensors],
+    )
+
+
 def check_tensors_slowly(tensors, specs, types):
     """After TensorGuards said no: ``MISS`` where the prologue's checks fail, ``DECLINE`` where they pass but a
     type differs from the one the guard was built with (the alias check depends on it), else ``True``.
@@ -518,19 +530,14 @@ class GuardBuilder:
         # with the first, which then stands for it. Any other object there takes the slow check.
         unique, same_as = _tensors_once(specs, tensors)
         unique_tensors = [observed[s.name] for s in unique]
-        try:
-            strides = [list(t.stride()) for t in unique_tensors]
+        try:  # first: it reads the strides in Python, before any TensorGuards sees such a tensor
+            self.globals["__observed_layout"] = same_layout_check(unique_tensors)
         except RuntimeError as e:  # sparse compressed layouts (CSR, CSC, BSR, BSC) have no strides
             raise Unsupported(f"a tensor without strides: {e}") from None
         self.globals["__tensor_guards"] = TensorGuards(
             *unique_tensors,
             dynamic_dims_sizes=[list(s.shape) for s in unique],
             dynamic_dims_strides=[[None] * len(s.shape) for s in unique],
-        )
-        self.globals["__observed_layout"] = TensorGuards(
-            *unique_tensors,
-            dynamic_dims_sizes=[list(t.shape) for t in unique_tensors],
-            dynamic_dims_strides=strides,
         )
         self.globals["__tensor_specs"] = [s.metadata() for s in specs]
         self.globals["__tensor_types"] = [type(t) for t in tensors]

@@ -39,10 +39,8 @@ from typing import NamedTuple
 
 import torch
 
-try:  # private torch API (see guard.py); without it, regions keep upstream's wrapper
-    from torch._C._dynamo.guards import TensorGuards
-except ImportError:
-    TensorGuards = None
+# TensorGuards: private torch API (see guard.py), None without it; regions then keep upstream's wrapper.
+from thunder.fastpath.guard import TensorGuards, same_layout_check
 
 # What the region hands to nvFuser's executor itself; other tensor subclasses go through upstream's wrapper.
 _PLAIN_TENSOR_TYPES = (torch.Tensor, torch.nn.Parameter)
@@ -55,16 +53,6 @@ class _AnyLayout:
     @staticmethod
     def check(*tensors):
         return True
-
-
-def _same_layout_as(tensors):
-    """A check that passes while each tensor has the exact type, shape, strides, dtype, device and dispatch keys that
-    ``tensors`` have now (one C++ call)."""
-    return TensorGuards(
-        *tensors,
-        dynamic_dims_sizes=[list(t.shape) for t in tensors],
-        dynamic_dims_strides=[list(t.stride()) for t in tensors],
-    )
 
 
 class _LayoutWithRepeats:
@@ -83,7 +71,7 @@ class _LayoutWithRepeats:
                 self.first_places.append(i)
             else:
                 self.repeats.append((i, first))
-        self.guards = _same_layout_as([tensors[i] for i in self.first_places])
+        self.guards = same_layout_check([tensors[i] for i in self.first_places])
 
     def check(self, *tensors):
         for later, first in self.repeats:
@@ -186,7 +174,7 @@ class FusionRegion:
         elif len({id(t) for t in tensors}) < len(tensors):
             layout = _LayoutWithRepeats(tensors)
         else:
-            layout = _same_layout_as(tensors)
+            layout = same_layout_check(tensors)
         # nv_skip_cache serves every layout with one definition, whose outputs may differ by layout: not "new".
         new_outputs = layout is not _AnyLayout and outputs_are_new(out, args)
         self.prepared = (layout, execute, new_outputs, fd)
