@@ -364,9 +364,10 @@ def autocast_flag(device):
 @pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
 def test_hits_under_autocast(device, executors):
     # Since session 43 an entry made under CPU's or CUDA's autocast takes the fast path on hits: the guard checks the
-    # autocast state that upstream's cache info holds, the hit calls the entry's functions decorated as upstream does
-    # (autocast and grad mode off inside) and pushes onto the compile data's autocast stack as upstream's
-    # populate_cache_info does on each call under autocast.
+    # autocast state that upstream's cache info holds, the hit switches autocast and grad mode off around the
+    # computation as upstream's decorators do (since session 44 itself, and then sets autocast back as upstream's
+    # no_autocast does) and pushes onto the compile data's autocast stack as upstream's populate_cache_info does on
+    # each call under autocast.
     other = "cuda" if device == "cpu" else "cpu"
     bf16 = lambda: torch.autocast(device, dtype=torch.bfloat16)
     fp16 = lambda: torch.autocast(device, dtype=torch.float16)
@@ -1982,7 +1983,8 @@ def hit(args, kwargs):
 
     def test_autocast_entry_hit(self):
         # An entry made under autocast: its state checked, the push that upstream makes per call, and the computation
-        # as upstream decorates it (autocast and grad mode off inside).
+        # with autocast switched off around it and back on after it, as upstream's no_autocast decorator does (and
+        # grad mode as for any entry).
         fast = thunder.jit(lambda a, b: a @ b)
         with torch.autocast("cpu", dtype=torch.bfloat16):
             fast(t(2, 3), t(3, 2))
@@ -1999,7 +2001,8 @@ def hit(args, kwargs):
         if __get_default_dtype() is not torch.float32: return __MISS
         if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None) and __get_default_device() != __c0: return __MISS
         if a.is_nested or b.is_nested: return __MISS
-        if not __tensor_guards.check(a, b):
+        __same_layout = __observed_layout.check(a, b)
+        if not (__same_layout or __tensor_guards.check(a, b)):
             __verdict = __check_tensors_slowly((a, b,), __tensor_specs, __tensor_types)
             if __verdict is not True: return __verdict
         if a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr(): return __MISS
@@ -2009,7 +2012,17 @@ def hit(args, kwargs):
     __cs.cache_hits += 1
     if __publication.entry is not __entry: __publish(__entry)
     __autocast_push('cpu', __autocast_dtype, True)
-    return __computation(a, b, )[0]
+    __set_autocast_enabled('cpu', False)
+    try:
+        if __same_layout:
+            return __computation(a, b, )[0]
+        __set_grad_enabled(False)
+        try:
+            return __computation(a, b, )[0]
+        finally:
+            __set_grad_enabled(True)
+    finally:
+        __set_autocast_enabled('cpu', True)
 """)
 
 
