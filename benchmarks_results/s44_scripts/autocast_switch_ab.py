@@ -1,8 +1,12 @@
-"""Session 44: a hit of an entry made under autocast, before and after the hit makes upstream's no_autocast switches
-itself (cache_hit._with_autocast_off) instead of calling the decorated computation. "before" is jitted while
-cache_hit._autocast_restored is patched to find nothing, which gives the decorated call of session 43; "after" is
-jitted with the module as it is. Both, upstream and eager run side by side, interleaved repeat by repeat, under
-bfloat16 autocast; µs per call, median and min of the repeats; outputs compared bitwise with upstream's.
+"""Session 44: a hit of an entry made under autocast, before and after the hit calls the computation through upstream's
+no_autocast decorator alone, without its torch.no_grad() decorator (cache_hit.CacheHit, ``_undecorated(fn, True)``).
+"before" is jitted while cache_hit._undecorated is patched to hand back the decorated function for such entries,
+which is session 43's call for entries made with grad mode off (the cases here: inference under no_grad, where no
+grad switch is made either way); "after" is jitted with the module as it is. A first version of this session's change
+made the autocast switches in the generated hit function itself (commit c74aef7; its log is
+autocast_switch_ab_cpu.log and h200_s44/callA); the version kept calls upstream's no_autocast layer instead.
+Both fast callables, upstream and eager run side by side, interleaved repeat by repeat, under bfloat16 autocast; µs
+per call, median and min of the repeats; outputs compared bitwise with upstream's.
 
     python autocast_switch_ab.py [cpu|cuda] [repeats]
 """
@@ -33,7 +37,6 @@ class MLP(torch.nn.Module):
 cases = {
     "linear_inference": (torch.nn.Linear(64, 64), torch.no_grad),
     "mlp_inference": (MLP(), torch.no_grad),
-    "matmul_grad_on": (lambda a: torch.relu(a @ a.mT) + a.sum(), torch.enable_grad),  # the grad switch too
 }
 x = torch.randn(8, 64, device=device)
 for name, (model, mode) in cases.items():
@@ -42,19 +45,21 @@ for name, (model, mode) in cases.items():
     autocast = lambda: torch.autocast(device, dtype=torch.bfloat16)
     with mode(), autocast():
         upstream = thunder.jit(model, fastpath=False)
-        original = cache_hit._autocast_restored
-        cache_hit._autocast_restored = lambda fn: None
+        original = cache_hit._undecorated
+        cache_hit._undecorated = lambda fn, keep_no_autocast=False: fn if keep_no_autocast else original(fn)
         try:
             before = thunder.jit(model, fastpath=True)
             before(x), before(x)
         finally:
-            cache_hit._autocast_restored = original
+            cache_hit._undecorated = original
         after = thunder.jit(model, fastpath=True)
         after(x), after(x)
         upstream(x), upstream(x)
         hits = {k: (j._forward_fn if isinstance(j, torch.nn.Module) else j)._lc_fastpath_state.hits[0]
                 for k, j in (("before", before), ("after", after))}
-        assert hits["before"].autocast_restored is None and hits["after"].autocast_restored is not None
+        assert hits["before"].computation.__code__.co_name == "decorate_context"  # torch.no_grad()'s
+        assert hits["after"].computation.__code__.co_name == "no_autocast_fn"
+        assert not hits["before"].grad_off and not hits["after"].grad_off
         ref = upstream(x)
         for k, j in (("before", before), ("after", after)):
             out = j(x)

@@ -10,7 +10,8 @@ mark for its outputs: '=' equal to upstream bitwise, '~' close to eager within t
 
 Systems: eager; thunder (upstream thunder.jit, fastpath=False); fast (thunder.jit with the fast path);
 computation (the fast callable's cache entry: its generated computation called directly with the prepared
-inputs, undecorated, grad mode and autocast switched as the hit switches them: the floor the fast path approaches);
+inputs, without upstream's no_grad decorator, grad mode switched as the call needs, through upstream's no_autocast
+decorator where the entry was made under autocast, as the hit calls it: the floor the fast path approaches);
 with nvFuser on CUDA, nvfuser-fd.execute and nvfuser-fec.execute (the FusionDefinition that Thunder built,
 called directly); with --with-compile, torch.compile; with --with-thunderfx, thunderfx and thunderfx-fast (ThunderFX,
 ``thunder.dynamo.thunderfx``, which hands Dynamo's graphs to thunder.jit: upstream's path and the fast path).
@@ -151,27 +152,7 @@ def computation_only(fast):
                     set_grad(True)
             return comp(*inps)
 
-        if hit.autocast_restored is None:
-            return call
-        # An entry made under autocast whose hit switches autocast itself (cache_hit._with_autocast_off)
-        set_autocast = torch.set_autocast_enabled
-        device, turned_on = hit.guard.autocast[0], [d for d, on in hit.autocast_restored.items() if on]
-
-        def call_autocast_off(*_):
-            set_autocast(device, False)
-            try:
-                if grad_off:
-                    set_grad(False)
-                    try:
-                        return comp(*inps)
-                    finally:
-                        set_grad(True)
-                return comp(*inps)
-            finally:
-                for d in turned_on:
-                    set_autocast(d, True)
-
-        return call_autocast_off
+        return call
 
     return prepare
 

@@ -6,10 +6,11 @@ variable, ``compile_data_and_stats`` and the host/prologue timers, ``maybe_conne
 ``call_epilogue`` and the closing ``set_grad_enabled``).
 
 Each cache entry gets one generated function (``CacheHit.call``): its guard (see ``guard.py``) followed by what
-a hit needs and nothing else: the counters, the computation (undecorated; grad mode switched off around it only
-when it is on; for an entry made under autocast, after upstream's push onto the compile data's autocast stack, with
-the autocast switches that upstream's ``no_autocast`` decorator makes), the autograd connection when the entry has a
-backward (``autograd.py``), the epilogue unless it only passes outputs through. A computation that is one nvFuser region call is not called: the hit calls the region's
+a hit needs and nothing else: the counters, the computation (without upstream's ``torch.no_grad()`` decorator: grad
+mode switched off around it only when it is on; for an entry made under autocast, through upstream's ``no_autocast``
+decorator and after upstream's push onto the compile data's autocast stack; for any other, without either), the
+autograd connection when the entry has a backward (``autograd.py``), the epilogue unless it only passes outputs
+through. A computation that is one nvFuser region call is not called: the hit calls the region's
 executor itself, in grad mode as it is where that cannot change the outputs (``nvfuser.single_region_call``), and
 without the region's layout check while the guard finds the sizes and strides of the call that the region's
 current layout was prepared for (``_entry_layout``). Any other computation made for grad mode on, with no input
@@ -64,32 +65,23 @@ class CacheHit:
     runs (counters, the computation with grad mode as upstream has it, the autograd connection or the epilogue).
     ``call(args, kwargs)`` returns the jitted callable's result, or ``MISS`` / ``DECLINE`` as the guard decides."""
 
-    __slots__ = ("entry", "guard", "computation", "epilogue", "finish", "grad_off", "autocast_restored", "backward_fn",
-                 "region_call", "grad_free_region", "grad_free_on_layout", "entry_layout", "call", "source")
+    __slots__ = ("entry", "guard", "computation", "epilogue", "finish", "grad_off", "backward_fn", "region_call",
+                 "grad_free_region", "grad_free_on_layout", "entry_layout", "call", "source")
 
     def __init__(self, entry, guard: Guard, runtime: dict, args=(), kwargs=None, outputs=None, constant_values=False):
         self.entry = entry
         self.guard = guard
-        self.computation = _undecorated(entry.computation_fn)
-        self.epilogue = _undecorated(entry.epilogue_fn)
+        # An entry made under autocast keeps upstream's no_autocast layer, which switches CPU's and CUDA's autocast
+        # off around the call (the trace has autocast's casts already; torch must not cast again inside). Any other
+        # entry's guard establishes that autocast is off: the hit calls the bare function.
+        keep_no_autocast = guard.autocast is not None
+        self.computation = _undecorated(entry.computation_fn, keep_no_autocast)
+        self.epilogue = _undecorated(entry.epilogue_fn, keep_no_autocast)
         self.finish = _epilogue_shortcut(entry)
         # Upstream runs computation and epilogue under torch.no_grad(); the guard pins the grad mode, so the
         # switch is needed only for entries made with grad enabled.
         self.grad_off = guard.grad_enabled
         self.backward_fn = entry.backward_fn
-        # An entry made under autocast: its trace has autocast's casts, and torch must not cast again inside. Upstream's
-        # no_autocast decorator switches CPU's and CUDA's autocast off around each call and then sets both to what
-        # it read when it decorated the function. The hit makes the same switches itself
-        # (``_with_autocast_off``), or, where it cannot read those flags, calls upstream's decorated functions.
-        self.autocast_restored = None
-        if guard.autocast is not None:
-            self.autocast_restored = _autocast_restored(entry.computation_fn)
-            if self.backward_fn is not None or (
-                self.finish is None and _autocast_restored(entry.epilogue_fn) != self.autocast_restored
-            ):
-                self.autocast_restored = None
-            if self.autocast_restored is None:
-                self.computation, self.epilogue, self.grad_off = entry.computation_fn, entry.epilogue_fn, False
         # A computation that is one nvFuser region call: the hit calls the region's executor itself.
         self.region_call = None
         if self.backward_fn is None and self.finish is not None and guard.autocast is None:
@@ -113,7 +105,6 @@ class CacheHit:
             "__computation": self.computation,
             "__epilogue": self.epilogue,
             "__set_grad_enabled": _set_grad_enabled,
-            "__set_autocast_enabled": torch.set_autocast_enabled,
         }
         if guard.autocast is not None:
             namespace["__autocast_dtype"] = guard.autocast[1]
@@ -132,15 +123,10 @@ class CacheHit:
         if self.guard.autocast is not None:
             # What upstream's populate_cache_info does on every call under autocast (and nothing undoes).
             lines.append(f"__autocast_push({self.guard.autocast[0]!r}, __autocast_dtype, True)")
-        if self.autocast_restored is not None:
-            return lines + _with_autocast_off(self._call_lines(), self.guard.autocast[0], self.autocast_restored)
-        return lines + self._call_lines()
-
-    def _call_lines(self) -> list[str]:
         inputs, pro_to_epi = self.guard.inputs, self.guard.pro_to_epi
         if self.backward_fn is not None:
             parts = f"__entry, __computation, __epilogue, {self.grad_off}"
-            return [f"return __call_with_backward({parts}, ({inputs}), ({pro_to_epi}))"]
+            return lines + [f"return __call_with_backward({parts}, ({inputs}), ({pro_to_epi}))"]
         computed = f"__computation({inputs})"
         result = {
             "first": f"{computed}[0]",
@@ -149,15 +135,15 @@ class CacheHit:
         }[self.finish]
         region, call = self._region_lines(), [f"return {result}"]
         if not self.grad_off:
-            return region + call
+            return lines + region + call
         if self.grad_free_region:
             # The region's executor in grad mode as it is; the computation (another layout, or outputs that are
             # views) with the switch.
-            return region + _with_grad_off(call)
+            return lines + region + _with_grad_off(call)
         if self.grad_free_on_layout:
             # The guard's layout: the outputs are new, whatever grad mode; any other layout with the switch.
-            return ["if __same_layout:", *(f"    {line}" for line in call)] + _with_grad_off(call)
-        return _with_grad_off(region + call)
+            return lines + ["if __same_layout:", *(f"    {line}" for line in call)] + _with_grad_off(call)
+        return lines + _with_grad_off(region + call)
 
     def _region_lines(self) -> list[str]:
         """The region call of a single-region computation: the region's executor with its layout check, as
@@ -237,31 +223,6 @@ def _with_grad_off(body: list[str]) -> list[str]:
     return ["__set_grad_enabled(False)", "try:", *indented, "finally:", "    __set_grad_enabled(True)"]
 
 
-def _with_autocast_off(body: list[str], device: str, restored: dict) -> list[str]:
-    """``body`` with ``device``'s autocast (the one the guard found on) switched off around it, and CPU's and CUDA's
-    autocast then set to ``restored``, as upstream's no_autocast decorator does (its flags are those it read when it
-    decorated the function; CPU's and CUDA's are off during the call, so only those it turns on need a line)."""
-    indented = [f"    {line}" for line in body]
-    after = [f"    __set_autocast_enabled({d!r}, True)" for d, on in restored.items() if on]
-    return [f"__set_autocast_enabled({device!r}, False)", "try:", *indented, "finally:", *(after or ["    pass"])]
-
-
-def _autocast_restored(fn) -> dict | None:
-    """What upstream's ``no_autocast`` decorator of a generated function sets CPU's and CUDA's autocast flags to after
-    each call: the flags it read when it decorated the function (``{"cpu": ..., "cuda": ...}``). None where ``fn`` is
-    not decorated so or the flags cannot be read."""
-    wrapped = getattr(fn, "__wrapped__", None)  # under torch.no_grad()'s decorate_context
-    code = getattr(wrapped, "__code__", None)
-    if code is None or code.co_name != "no_autocast_fn" or not wrapped.__closure__:
-        return None
-    cells = dict(zip(code.co_freevars, wrapped.__closure__))
-    try:
-        restored = {"cpu": cells["prev_cpu"].cell_contents, "cuda": cells["prev"].cell_contents}
-    except (KeyError, ValueError):  # another decorator, or a cell not yet filled
-        return None
-    return restored if all(type(flag) is bool for flag in restored.values()) else None
-
-
 def _epilogue_shortcut(entry):
     """How the epilogue's result follows from the computation's output when the epilogue only passes outputs
     through (the common case): ``"first"`` (its first element), ``"all"`` (all of them, as a tuple); ``None``
@@ -281,17 +242,16 @@ def _epilogue_shortcut(entry):
     return None
 
 
-def _undecorated(fn):
-    # Thunder decorates generated callables with @torch.no_grad() and @no_autocast; the guard of an entry not made
-    # under autocast establishes that autocast is off, and the hit path handles grad mode (and the autocast of an
-    # entry made under it) itself. Any other decorator keeps upstream's path.
+def _undecorated(fn, keep_no_autocast: bool = False):
+    # Thunder decorates generated callables with @torch.no_grad() and @no_autocast. The hit path handles grad mode
+    # itself; it drops the no_autocast layer too unless asked to keep it. Any other decorator keeps upstream's path.
     chain = [fn]
     while hasattr(chain[-1], "__wrapped__"):
         chain.append(chain[-1].__wrapped__)
     wrappers = [f.__code__.co_name for f in chain[:-1]]
     if wrappers != ["decorate_context", "no_autocast_fn"]:
         raise Unsupported(f"decorators {wrappers} on {fn.__name__}")
-    return chain[-1]
+    return chain[1] if keep_no_autocast else chain[-1]
 
 
 def calls_by_shape(hits):

@@ -364,10 +364,10 @@ def autocast_flag(device):
 @pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
 def test_hits_under_autocast(device, executors):
     # Since session 43 an entry made under CPU's or CUDA's autocast takes the fast path on hits: the guard checks the
-    # autocast state that upstream's cache info holds, the hit switches autocast and grad mode off around the
-    # computation as upstream's decorators do (since session 44 itself, and then sets autocast back as upstream's
-    # no_autocast does) and pushes onto the compile data's autocast stack as upstream's populate_cache_info does on
-    # each call under autocast.
+    # autocast state that upstream's cache info holds, the hit calls the entry's functions through upstream's
+    # no_autocast decorator (autocast off inside; since session 44 with grad mode switched as for any entry, not by
+    # the torch.no_grad() decorator) and pushes onto the compile data's autocast stack as upstream's
+    # populate_cache_info does on each call under autocast.
     other = "cuda" if device == "cpu" else "cpu"
     bf16 = lambda: torch.autocast(device, dtype=torch.bfloat16)
     fp16 = lambda: torch.autocast(device, dtype=torch.float16)
@@ -1983,11 +1983,13 @@ def hit(args, kwargs):
 
     def test_autocast_entry_hit(self):
         # An entry made under autocast: its state checked, the push that upstream makes per call, and the computation
-        # with autocast switched off around it and back on after it, as upstream's no_autocast decorator does (and
-        # grad mode as for any entry).
+        # through upstream's no_autocast decorator (autocast off inside), with grad mode as for any entry.
         fast = thunder.jit(lambda a, b: a @ b)
         with torch.autocast("cpu", dtype=torch.bfloat16):
             fast(t(2, 3), t(3, 2))
+        hit = fast._lc_fastpath_state.hits[0]
+        assert hit.computation is hit.entry.computation_fn.__wrapped__  # no_autocast's layer, not no_grad's
+        assert hit.computation.__code__.co_name == "no_autocast_fn"
         self.assertExpectedInline(hit_source(fast), """\
 def hit(args, kwargs):
     try:
@@ -2012,17 +2014,13 @@ def hit(args, kwargs):
     __cs.cache_hits += 1
     if __publication.entry is not __entry: __publish(__entry)
     __autocast_push('cpu', __autocast_dtype, True)
-    __set_autocast_enabled('cpu', False)
+    if __same_layout:
+        return __computation(a, b, )[0]
+    __set_grad_enabled(False)
     try:
-        if __same_layout:
-            return __computation(a, b, )[0]
-        __set_grad_enabled(False)
-        try:
-            return __computation(a, b, )[0]
-        finally:
-            __set_grad_enabled(True)
+        return __computation(a, b, )[0]
     finally:
-        __set_autocast_enabled('cpu', True)
+        __set_grad_enabled(True)
 """)
 
 
