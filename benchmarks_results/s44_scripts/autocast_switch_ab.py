@@ -1,8 +1,10 @@
 """Session 44: a hit of an entry made under autocast, before and after the hit calls the computation through upstream's
 no_autocast decorator alone, without its torch.no_grad() decorator (cache_hit.CacheHit, ``_undecorated(fn, True)``).
-"before" is jitted while cache_hit._undecorated is patched to hand back the decorated function for such entries,
-which is session 43's call for entries made with grad mode off (the cases here: inference under no_grad, where no
-grad switch is made either way); "after" is jitted with the module as it is. A first version of this session's change
+"before" is jitted while cache_hit._undecorated is patched to hand back the decorated function for such entries and
+cache_hit.build_guard to mark their guards as made with grad mode off (no grad switch around the decorated call):
+session 43's hit; "after" is jitted with the module as it is. Cases: inference under no_grad (no grad switch either
+way) and a training step (forward and backward: the hit's computation and epilogue, and the backward, which is
+upstream's and unchanged). A first version of this session's change
 made the autocast switches in the generated hit function itself (commit c74aef7; its log is
 autocast_switch_ab_cpu.log and h200_s44/callA); the version kept calls upstream's no_autocast layer instead.
 Both fast callables, upstream and eager run side by side, interleaved repeat by repeat, under bfloat16 autocast; µs
@@ -35,23 +37,32 @@ class MLP(torch.nn.Module):
 
 
 cases = {
-    "linear_inference": (torch.nn.Linear(64, 64), torch.no_grad),
-    "mlp_inference": (MLP(), torch.no_grad),
+    "linear_inference": (torch.nn.Linear(64, 64), torch.no_grad, False),
+    "mlp_inference": (MLP(), torch.no_grad, False),
+    "mlp_train_step": (MLP(), torch.enable_grad, True),
 }
 x = torch.randn(8, 64, device=device)
-for name, (model, mode) in cases.items():
+for name, (model, mode, backward) in cases.items():
     if isinstance(model, torch.nn.Module):
         model.to(device)
     autocast = lambda: torch.autocast(device, dtype=torch.bfloat16)
     with mode(), autocast():
         upstream = thunder.jit(model, fastpath=False)
-        original = cache_hit._undecorated
+        original, original_build = cache_hit._undecorated, cache_hit.build_guard
+
+        def build_as_in_session_43(*a, **k):
+            guard = original_build(*a, **k)
+            if guard.autocast is not None:
+                guard.grad_enabled = False  # session 43: grad_off False, the decorated call switches grad mode
+            return guard
+
         cache_hit._undecorated = lambda fn, keep_no_autocast=False: fn if keep_no_autocast else original(fn)
+        cache_hit.build_guard = build_as_in_session_43
         try:
             before = thunder.jit(model, fastpath=True)
             before(x), before(x)
         finally:
-            cache_hit._undecorated = original
+            cache_hit._undecorated, cache_hit.build_guard = original, original_build
         after = thunder.jit(model, fastpath=True)
         after(x), after(x)
         upstream(x), upstream(x)
@@ -59,21 +70,34 @@ for name, (model, mode) in cases.items():
                 for k, j in (("before", before), ("after", after))}
         assert hits["before"].computation.__code__.co_name == "decorate_context"  # torch.no_grad()'s
         assert hits["after"].computation.__code__.co_name == "no_autocast_fn"
-        assert not hits["before"].grad_off and not hits["after"].grad_off
-        ref = upstream(x)
+        assert not hits["before"].grad_off and hits["after"].grad_off == backward
+        def step(fn):
+            if not backward:
+                return fn(x)
+            for p in model.parameters():
+                p.grad = None
+            out = fn(x)
+            out.float().sum().backward()
+            return out.detach(), *(p.grad for p in model.parameters())
+
+        ref = step(upstream)
+        ref = ref if backward else (ref,)
         for k, j in (("before", before), ("after", after)):
-            out = j(x)
-            assert out.dtype == ref.dtype and torch.equal(out, ref), k
-        systems = {"eager": model, "upstream": upstream, "fast before": before, "fast after": after}
+            out = step(j)
+            out = out if backward else (out,)
+            assert len(out) == len(ref), k
+            assert all(o.dtype == r.dtype and torch.equal(o, r) for o, r in zip(out, ref)), k
+        systems = {k: (lambda fn=fn: step(fn)) for k, fn in
+                   (("eager", model), ("upstream", upstream), ("fast before", before), ("fast after", after))}
         number = 2000 if device == "cpu" else 1000
         samples = {k: [] for k in systems}
         for _ in range(repeats):
             for k, fn in systems.items():
-                fn(x)
+                fn()
                 sync()
                 start = timeit.default_timer()
                 for _ in range(number):
-                    fn(x)
+                    fn()
                 sync()
                 samples[k].append((timeit.default_timer() - start) / number * 1e6)
         calls_ok = [thunder.compile_stats(j).calls for j in (before, after)]
