@@ -93,19 +93,16 @@ def time_interleaved(pieces, number, repeats, sync):
 
 def timed_cases(device, names, pieces_of, number, repeats):
     """For each of small_graph.py's cases named in ``names`` (comma-separated): ``(case, pieces, samples)``, the pieces
-    made by ``pieces_of(case)`` (None skips the case) and timed by ``time_interleaved``, in the grad mode that the
-    case runs in (enabled again after each case)."""
+    made by ``pieces_of(case)`` (None skips the case) and timed by ``time_interleaved``, in the grad mode and autocast
+    that the case runs in (``small_graph.case_context``)."""
     cases = {c.name: c for c in small_graph.make_cases(device)}
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     for name in names.split(","):
         case = cases[name]
-        torch.set_grad_enabled(not case.inference)
-        try:
+        with small_graph.case_context(case):  # also around the caller's use of the yielded pieces (--profile)
             pieces = pieces_of(case)
             if pieces is not None:
                 yield case, pieces, time_interleaved(pieces, number, repeats, sync)
-        finally:
-            torch.set_grad_enabled(True)
 
 
 def main():
@@ -117,7 +114,8 @@ def main():
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
     for case, pieces, samples in timed_cases(args.device, args.cases, pieces_of, args.number, args.repeats):
-        print(f"== {case.name} ({'no_grad' if case.inference else 'grad enabled'})")
+        autocast = f", autocast {case.autocast}" if case.autocast is not None else ""
+        print(f"== {case.name} ({'no_grad' if case.inference else 'grad enabled'}{autocast})")
         for piece, times in samples.items():
             print(f"{piece:<40} {min(times):8.3f} us")
         if args.profile:
