@@ -82,7 +82,8 @@ class CacheHit:
         # switch is needed only for entries made with grad enabled.
         self.grad_off = guard.grad_enabled
         self.backward_fn = entry.backward_fn
-        # A computation that is one nvFuser region call: the hit calls the region's executor itself.
+        # A computation that is one nvFuser region call: the hit calls the region's executor itself. Not for an entry
+        # made under autocast, whose hit calls the computation through the no_autocast layer kept above.
         self.region_call = None
         if self.backward_fn is None and self.finish is not None and guard.autocast is None:
             self.region_call = single_region_call(entry.computation_traces[-1], self.computation)
