@@ -4,7 +4,8 @@ Each example jits one of several functions twice (upstream, fast path) under "co
 calls both with a generated kind of call, then with a variation of it per field (that field redrawn: the call meets
 the entry that the first made unless the guard tells the difference), then with some of these again. Fields:
 shape, dtype, requires_grad, layout (contiguous, column-major, a strided slice of a larger tensor), aliasing
-(independent, the same tensor twice, two views of one storage), a Python number, grad mode, the default dtype.
+(independent, the same tensor twice, two views of one storage), a Python number, grad mode, the default dtype; with FUZZ_AUTOCAST=1 (session 45) also autocast (off, or bfloat16 on the tensors' device
+type) and a function with a matmul, which autocast casts (off by default, so that earlier seeds replay as recorded).
 After every call, as test_overhead.py's `run_differential`: outputs bitwise, their autograd facts (requires_grad,
 grad_fn, view-ness, creation meta), in-place updates of the inputs, exception types, hits, misses and call counts.
 
@@ -14,6 +15,7 @@ Usage: python fuzz_differential.py [max_examples] [seed]
 import contextlib
 import functools
 import importlib.util
+import os
 import pathlib
 import sys
 import time
@@ -54,7 +56,14 @@ def identity_and_new(a, b, n):
     return a, b + n
 
 
+def matmul_scaled(a, b, n):
+    return (a @ b.mT) * n
+
+
 FUNCTIONS = [scaled_and_reshaped, in_place, transposed_view, branch_on_number, identity_and_new]
+AUTOCAST = os.environ.get("FUZZ_AUTOCAST") == "1"
+if AUTOCAST:
+    FUNCTIONS.append(matmul_scaled)
 
 
 # Where the tensors are made (s13_scripts/fuzz_differential_cuda.py sets a CUDA device).
@@ -86,13 +95,14 @@ def make_inputs(shape, dtype, requires_grad, layout, aliasing, n, seed):
     return (tensor(seed), tensor(seed + 1), n), {}
 
 
-def context(grad, default_dtype):
+def context(grad, default_dtype, autocast=None):
     @contextlib.contextmanager
     def ctx():
         previous = torch.get_default_dtype()
         torch.set_default_dtype(default_dtype)
+        amp = torch.autocast(DEVICE.type, dtype=autocast) if autocast else contextlib.nullcontext()
         try:
-            with torch.set_grad_enabled(grad):
+            with torch.set_grad_enabled(grad), amp:
                 yield
         finally:
             torch.set_default_dtype(previous)
@@ -109,7 +119,7 @@ FIELDS = [
     st.sampled_from([1, 2, 2.0, -1]),
     st.booleans(),  # grad mode
     st.sampled_from([torch.float32, torch.float64]),  # default dtype
-]
+] + ([st.sampled_from([None, torch.bfloat16])] if AUTOCAST else [])  # autocast
 
 
 @st.composite
@@ -120,21 +130,25 @@ def call_pool(draw):
     return [base] + [base[:i] + (draw(field),) + base[i + 1:] for i, field in enumerate(FIELDS)]
 
 
-examples = {"count": 0, "calls": 0, "fast": 0}  # examples, calls, calls that the guards served
+examples = {"count": 0, "calls": 0, "fast": 0, "autocast": 0, "autocast_fast": 0}  # and calls under autocast
 
 
 def check(function, cache, pool, order):
     # Each kind once, in order (the base makes the first entry, each variation then meets it), then repeats.
     sequence = pool + [pool[i % len(pool)] for i in order]
     calls = [
-        Call(functools.partial(make_inputs, shape, dtype, rg, layout, aliasing, n, i), ctx=context(grad, default))
-        for i, (shape, dtype, rg, layout, aliasing, n, grad, default) in enumerate(sequence)
+        Call(functools.partial(make_inputs, shape, dtype, rg, layout, aliasing, n, i), ctx=context(grad, default, *amp))
+        for i, (shape, dtype, rg, layout, aliasing, n, grad, default, *amp) in enumerate(sequence)
     ]
     # run_differential's comparisons, one call at a time, to count the calls that the guards served.
     up = thunder.jit(function, fastpath=False, cache=cache)
     fast = thunder.jit(function, fastpath=True, cache=cache)
     for i, call in enumerate(calls):
-        examples["fast"] += test_overhead.compare_call(up, fast, call, i)
+        served = test_overhead.compare_call(up, fast, call, i)
+        examples["fast"] += served
+        if AUTOCAST and sequence[i][-1] is not None:
+            examples["autocast"] += 1
+            examples["autocast_fast"] += served
     examples["count"] += 1
     examples["calls"] += len(calls)
 
@@ -156,7 +170,8 @@ def main():
     start = time.time()
     test()
     print(f"{examples['count']} examples, {examples['calls']} calls, {examples['fast']} of them served by the guards, "
-          f"no difference from upstream; {time.time() - start:.0f} s, torch {torch.__version__}, seed {seed}")
+          f"no difference from upstream; {time.time() - start:.0f} s, torch {torch.__version__}, seed {seed}"
+          + (f"; {examples['autocast']} calls under autocast, {examples['autocast_fast']} of them served" if AUTOCAST else ""))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ autocast_switch_ab_cpu.log and h200_s44/callA); the version kept calls upstream'
 Both fast callables, upstream and eager run side by side, interleaved repeat by repeat, under bfloat16 autocast; µs
 per call, median and min of the repeats; outputs compared bitwise with upstream's.
 
-    python autocast_switch_ab.py [cpu|cuda] [repeats]
+    python autocast_switch_ab.py [cpu|cuda] [repeats] [case,case,...]   (cases: all by default; the third argument
+    came in session 45, whose device call ran the training case alone)
 """
 import statistics
 import sys
@@ -24,6 +25,7 @@ from thunder.fastpath import cache_hit
 
 device = sys.argv[1] if len(sys.argv) > 1 else "cpu"
 repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 15
+only = sys.argv[3].split(",") if len(sys.argv) > 3 else None
 sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
 
 
@@ -43,6 +45,8 @@ cases = {
 }
 x = torch.randn(8, 64, device=device)
 for name, (model, mode, backward) in cases.items():
+    if only is not None and name not in only:
+        continue
     if isinstance(model, torch.nn.Module):
         model.to(device)
     autocast = lambda: torch.autocast(device, dtype=torch.bfloat16)
