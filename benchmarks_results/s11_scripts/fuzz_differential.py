@@ -4,8 +4,9 @@ Each example jits one of several functions twice (upstream, fast path) under "co
 calls both with a generated kind of call, then with a variation of it per field (that field redrawn: the call meets
 the entry that the first made unless the guard tells the difference), then with some of these again. Fields:
 shape, dtype, requires_grad, layout (contiguous, column-major, a strided slice of a larger tensor), aliasing
-(independent, the same tensor twice, two views of one storage), a Python number, grad mode, the default dtype; with FUZZ_AUTOCAST=1 (session 45) also autocast (off, or bfloat16 on the tensors' device
-type) and a function with a matmul, which autocast casts (off by default, so that earlier seeds replay as recorded).
+(independent, the same tensor twice, two views of one storage), a Python number, grad mode, the default dtype.
+With FUZZ_AUTOCAST=1 (session 45), also autocast (off, or bfloat16 on the tensors' device type) and a function with a
+matmul, which autocast casts; off by default, so that earlier seeds replay as recorded.
 After every call, as test_overhead.py's `run_differential`: outputs bitwise, their autograd facts (requires_grad,
 grad_fn, view-ness, creation meta), in-place updates of the inputs, exception types, hits, misses and call counts.
 
@@ -171,7 +172,8 @@ def main():
     test()
     print(f"{examples['count']} examples, {examples['calls']} calls, {examples['fast']} of them served by the guards, "
           f"no difference from upstream; {time.time() - start:.0f} s, torch {torch.__version__}, seed {seed}"
-          + (f"; {examples['autocast']} calls under autocast, {examples['autocast_fast']} of them served" if AUTOCAST else ""))
+          + (f"; {examples['autocast']} calls under autocast, {examples['autocast_fast']} of them served"
+             if AUTOCAST else ""))
 
 
 if __name__ == "__main__":
