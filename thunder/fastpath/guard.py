@@ -95,9 +95,11 @@ def same_layout_check(tensors):
     )
 
 
-def check_tensors_slowly(tensors, specs, types):
+def check_tensors_slowly(tensors, specs, kinds):
     """After TensorGuards said no: ``MISS`` where the prologue's checks fail, ``DECLINE`` where they pass but a
-    type differs from the one the guard was built with (the alias check depends on it), else ``True``.
+    type or layout differs from the ``(type, layout)`` that the guard was built with, else ``True``. The alias check
+    depends on both: upstream's alias detection reads plain strided tensors only, and the guard's checks storage
+    pointers at the positions that held such tensors when it was built (``GuardBuilder.alias_check``).
 
     TensorGuards also rejects what the prologue accepts: one tensor under two names where the guard was built with
     two tensors there (see ``tensor_check``), other dispatch keys. Among the latter are functorch's wrappers (inside
@@ -107,7 +109,7 @@ def check_tensors_slowly(tensors, specs, types):
     for t, (shape, device, dtype, requires_grad) in zip(tensors, specs):
         if not tensor_matches(t, shape, device, dtype, requires_grad):
             return MISS
-    if any(type(t) is not typ for t, typ in zip(tensors, types)):
+    if any(type(t) is not typ or t.layout is not layout for t, (typ, layout) in zip(tensors, kinds)):
         return DECLINE
     if not all(map(_storage_is_readable, tensors)):
         return DECLINE
@@ -464,8 +466,9 @@ class GuardBuilder:
         # Fast form, for no aliasing expected and every top-level argument unpacked: when each argument is a leaf,
         # the flattened inputs are exactly the arguments, and upstream inspects those that are exactly
         # torch.Tensor with the strided layout. The guard's own checks establish the type of most arguments (exact
-        # tensor types through TensorGuards, numbers and strings by value); others (a pruned prologue, as ThunderFX
-        # makes, checks none) are tested here to be strided torch.Tensors, and anything else takes the general form.
+        # tensor types and layouts through TensorGuards or check_tensors_slowly, numbers and strings by value);
+        # others (a pruned prologue, as ThunderFX makes, checks none) are tested here to be strided torch.Tensors,
+        # and anything else takes the general form.
         n_args, n_kwargs = self.arg_counts.get("args"), self.arg_counts.get("kwargs")
         first_name = {}  # position -> the first name it was unpacked to
         for name, pos in self.top_level.items():
@@ -540,11 +543,11 @@ class GuardBuilder:
             dynamic_dims_strides=[[None] * len(s.shape) for s in unique],
         )
         self.globals["__tensor_specs"] = [s.metadata() for s in specs]
-        self.globals["__tensor_types"] = [type(t) for t in tensors]
+        self.globals["__tensor_kinds"] = [(type(t), t.layout) for t in tensors]
         self.globals["__check_tensors_slowly"] = check_tensors_slowly
         names = ", ".join(s.name for s in specs)
         slowly = [
-            f"    __verdict = __check_tensors_slowly(({names},), __tensor_specs, __tensor_types)",
+            f"    __verdict = __check_tensors_slowly(({names},), __tensor_specs, __tensor_kinds)",
             "    if __verdict is not True: return __verdict",
         ]
         checked = ", ".join(s.name for s in unique)
@@ -644,7 +647,8 @@ def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, compile_da
     if observed is MISS or not all(_passes_tensor_check(observed[s.name], s) for s in builder.tensors):
         raise Unsupported("the entry's own call does not pass its guard")
     # Global state first (cheap, and it decides entries made under autocast before the tensor guard, whose
-    # dispatch keys would differ), then tensors, then aliasing (which relies on the tensor guard's types).
+    # dispatch keys would differ), then tensors, then aliasing (which relies on the tensor guard's types and
+    # layouts).
     state = builder.state_checks()
     tensors, tensors_noting_layout = builder.tensor_check(observed)
     aliasing = []
