@@ -98,8 +98,8 @@ def same_layout_check(tensors):
 def check_tensors_slowly(tensors, specs, kinds):
     """After TensorGuards said no: ``MISS`` where the prologue's checks fail, ``DECLINE`` where they pass but a
     type or layout differs from the ``(type, layout)`` that the guard was built with, else ``True``. The alias check
-    depends on both: upstream's alias detection reads plain strided tensors only, and the guard's checks storage
-    pointers at the positions that held such tensors when it was built (``GuardBuilder.alias_check``).
+    depends on both: upstream's alias detection reads plain strided tensors only, and the guard's alias check reads
+    storage pointers at the positions that held such tensors when it was built (``GuardBuilder.alias_check``).
 
     TensorGuards also rejects what the prologue accepts: one tensor under two names where the guard was built with
     two tensors there (see ``tensor_check``), other dispatch keys. Among the latter are functorch's wrappers (inside
