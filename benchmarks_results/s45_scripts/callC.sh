@@ -1,4 +1,4 @@
-# Session 45, device call C (nvidia-h200): test_overhead.py whole at the layout fix (guard.py, e98c075), whose new
+# Session 45, device calls C and D (nvidia-h200): test_overhead.py whole at the layout fix (guard.py, e98c075), whose new
 # test runs on the CPU; the CUDA tests exercise the same guard code.
 # Carry [".device"]; writes to $OUT.
 set -uo pipefail

@@ -2652,7 +2652,7 @@ def hit(args, kwargs):
         if x.is_nested: return __MISS
         __same_layout = __observed_layout.check(x)
         if not (__same_layout or __tensor_guards.check(x)):
-            __verdict = __check_tensors_slowly((x,), __tensor_specs, __tensor_types)
+            __verdict = __check_tensors_slowly((x,), __tensor_specs, __tensor_kinds)
             if __verdict is not True: return __verdict
     except Exception:
         return __MISS
