@@ -350,6 +350,45 @@ def print_table(rows: list[Row]) -> None:
     )
 
 
+# The growth cases (fewer, more): the issues' targets are per extra tensor input and per extra parameter.
+GROWTH_PAIRS = (("inputs_16", "inputs_64", "tensor input"), ("params_32", "params_128", "parameter"))
+
+
+def print_targets(rows: list[Row]) -> None:
+    """The figures that the issues' targets are stated in, from the rows above: per case, fast against the computation
+    (the floor of a hit), eager and nvFuser's executor; the growth of fast - computation per extra input."""
+    by_case: dict[str, dict[str, Row]] = {}
+    for r in rows:
+        by_case.setdefault(r.case, {})[r.system] = r
+    lines = []
+    for case, systems in by_case.items():
+        fast, comp = systems.get("fast"), systems.get("computation")
+        if fast is None or comp is None:
+            continue
+        parts = [f"fast / computation {fast.median_us / comp.median_us:.3f}",
+                 f"fast - computation {fast.median_us - comp.median_us:.2f} us"]
+        for system, label in (("eager", "eager"), ("nvfuser-fec.execute", "fd.fec.execute")):
+            if system in systems:
+                parts.append(f"fast / {label} {fast.median_us / systems[system].median_us:.3f}")
+        lines.append(f"  {case:<18} " + ", ".join(parts))
+    for small, large, what in GROWTH_PAIRS:
+        a, b = by_case.get(small, {}), by_case.get(large, {})
+        if all(s in r for r in (a, b) for s in ("fast", "computation")):
+            extra = b["fast"].count - a["fast"].count
+            medians, minima = (
+                (_hit_overhead(b, stat) - _hit_overhead(a, stat)) / extra for stat in ("median_us", "min_us")
+            )
+            lines.append(f"  growth of fast - computation per {what} ({small} -> {large}): "
+                         f"{medians:.3f} us from medians, {minima:.3f} from minima")
+    if lines:
+        print("\nagainst the issues' targets (medians unless said):", *lines, sep="\n")
+
+
+def _hit_overhead(systems: dict[str, Row], stat: str) -> float:
+    """fast - computation of one case, by its median or its minimum."""
+    return getattr(systems["fast"], stat) - getattr(systems["computation"], stat)
+
+
 def plot(rows: list[Row], path: str) -> None:
     try:
         import matplotlib
@@ -411,6 +450,7 @@ def run_cases(cases, device, repeats, budget_s, json_path=None, with_compile=Fal
     for case in cases:
         rows += run_case(case, device, repeats, budget_s, with_compile, with_thunderfx)
     print_table(rows)
+    print_targets(rows)
     if json_path:
         with open(json_path, "w") as f:
             json.dump({"environment": env, "argv": sys.argv[1:], "rows": [asdict(r) for r in rows]}, f, indent=1)
