@@ -7,6 +7,7 @@ Every system runs in this one process, interleaved repeat by repeat, on the same
 min and max of the per-call time over the repeats (each repeat is many calls after a warm-up; CUDA is
 synchronized by torch.utils.benchmark around each repeat), its ratio to eager and to upstream thunder.jit, and a
 mark for its outputs: '=' equal to upstream bitwise, '~' close to eager within the dtype's tolerance, '!' neither.
+Under the table come the figures that the issues' targets are stated in (``print_targets``).
 
 Systems: eager; thunder (upstream thunder.jit, fastpath=False); fast (thunder.jit with the fast path);
 computation (the fast callable's cache entry: its generated computation called directly with the prepared
