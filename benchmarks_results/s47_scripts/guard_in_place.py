@@ -72,7 +72,7 @@ def torch_work(k):
 
 
 def guard_times(guard, args, works):
-    """Median and min over repeats of the guard's mean ns per call, with each work run before each guard call."""
+    """Per work, one sample per repeat: the guard's mean µs per call, with the work run before each guard call."""
     samples = {name: [] for name in works}
     for _ in range(repeats):
         for name, work in works.items():
