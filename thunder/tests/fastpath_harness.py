@@ -1,0 +1,178 @@
+"""The shared harness of the fast path's tests: calls made on upstream's callable and the fast one side by side, and
+the comparisons made after each (outputs bitwise, autograd facts, in-place updates, exceptions, hits and misses).
+"""
+
+from __future__ import annotations
+
+import copy
+import pathlib
+from contextlib import nullcontext
+
+import pytest
+import torch
+
+import thunder
+import thunder.fastpath
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+class Call:
+    """One call: a factory for fresh (args, kwargs), so both systems get equal but distinct inputs; ``through``, if
+    given, wraps the jitted callable for this call (a torch.func transform, say)."""
+
+    def __init__(self, make, ctx=nullcontext, expect_fast=None, through=None):
+        self.make, self.ctx, self.expect_fast, self.through = make, ctx, expect_fast, through
+
+
+def outcome(f, call: Call):
+    args, kwargs = call.make()
+    with call.ctx():
+        try:
+            out = (f if call.through is None else call.through(f))(*args, **kwargs)
+        except Exception as e:  # the exception type is part of the behaviour
+            return ("raised", type(e)), args
+    return ("returned", out), args
+
+
+def assert_bitwise(a, b):
+    fa, fb = torch.utils._pytree.tree_flatten(a), torch.utils._pytree.tree_flatten(b)
+    assert fa[1] == fb[1], "different output structure"
+    for x, y in zip(fa[0], fb[0]):
+        if isinstance(x, torch.Tensor):
+            assert isinstance(y, torch.Tensor) and x.dtype == y.dtype and x.shape == y.shape and x.layout == y.layout
+            assert x.requires_grad == y.requires_grad
+            if x.layout is torch._mkldnn:  # assert_close does not take MKL-DNN tensors
+                x, y = x.to_dense(), y.to_dense()
+            torch.testing.assert_close(x, y, rtol=0, atol=0, equal_nan=True, msg="outputs differ")
+            if x.is_floating_point() and x.layout is torch.strided and not x.is_meta:
+                # assert_close counts -0.0 equal to 0.0
+                assert torch.equal(torch.signbit(x), torch.signbit(y)), "signs of zeros differ"
+        else:
+            assert type(x) is type(y) and (x == y or (x != x and y != y))
+
+
+def took_fast_path(fast) -> bool:
+    # Upstream's path stamps the host timers on every call; the fast path's hits do not.
+    cs = thunder.compile_stats(fast)
+    return cs.last_trace_host_start == took_fast_path.stamp
+
+
+def hits_misses(f):
+    return thunder.cache_hits(f), thunder.cache_misses(f)
+
+
+def _nvfuser_usable() -> bool:
+    if not torch.cuda.is_available():
+        return False
+    from thunder.executors.nvfuserex import nvfuser_available
+
+    return nvfuser_available()
+
+
+requires_nvfuser = pytest.mark.skipif(not _nvfuser_usable(), reason="needs CUDA and nvFuser")
+
+
+# The torch executor on the CPU; on CUDA (where nvFuser is usable) the torch executor and nvFuser regions.
+DEVICES_AND_EXECUTORS = [
+    ("cpu", ["torch"]),
+    pytest.param("cuda", ["torch"], marks=requires_nvfuser),
+    pytest.param("cuda", ["nvfuser"], marks=requires_nvfuser),
+]
+
+
+def autograd_facts(out):
+    """What grad mode can change about outputs: requires_grad, grad_fn, view-ness and a view's creation mode."""
+    get_meta = torch._C._autograd._get_creation_meta
+    tensors = [x for x in torch.utils._pytree.tree_leaves(out) if isinstance(x, torch.Tensor)]
+    return [
+        (x.requires_grad, x.grad_fn is None, x._is_view(), str(get_meta(x)) if x._is_view() else None) for x in tensors
+    ]
+
+
+def compare_call(up, fast, call, i=0) -> bool:
+    """Makes call number ``i`` on both callables and compares what it gave and did; returns whether the fast callable
+    served it from a guard."""
+    took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+    (kind_up, res_up), args_up = outcome(up, call)
+    (kind_fast, res_fast), args_fast = outcome(fast, call)
+    assert kind_up == kind_fast, f"call {i}: upstream {kind_up} {res_up}, fast {kind_fast} {res_fast}"
+    if kind_up == "raised":
+        assert res_up is res_fast, f"call {i}: {res_up} vs {res_fast}"
+    else:
+        assert_bitwise(res_up, res_fast)
+        assert autograd_facts(res_up) == autograd_facts(res_fast), f"call {i}: views or autograd history differ"
+        assert_bitwise(args_up, args_fast)  # in-place updates of inputs
+    assert hits_misses(up) == hits_misses(fast), f"call {i}: {hits_misses(up)} vs {hits_misses(fast)}"
+    assert thunder.compile_stats(up).calls == thunder.compile_stats(fast).calls
+    return took_fast_path(fast)
+
+
+def run_differential(fn, calls, *, module=False, **jit_options):
+    fn_up, fn_fast = (copy.deepcopy(fn), copy.deepcopy(fn)) if module else (fn, fn)
+    up = thunder.jit(fn_up, fastpath=False, **jit_options)
+    fast = thunder.jit(fn_fast, fastpath=True, **jit_options)
+    assert thunder.fastpath.is_fast(fast) and not thunder.fastpath.is_fast(up)
+    for i, call in enumerate(calls):
+        took_fast = compare_call(up, fast, call, i)
+        if call.expect_fast is not None:
+            assert took_fast == call.expect_fast, f"call {i}: fast path taken != {call.expect_fast}"
+    return up, fast
+
+
+def t(*shape, dtype=torch.float32, requires_grad=False, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype).requires_grad_(requires_grad)
+
+
+def hit_source(fast):
+    call = fast._forward_fn if isinstance(fast, torch.nn.Module) else fast
+    return call._lc_fastpath_state.hits[0].source
+
+
+def fusion_regions(jitted):
+    trace = thunder.last_traces(jitted)[-1]
+    return [v for k, v in trace.python_ctx().items() if k.startswith("nvFusion")]
+
+
+def run_both(up, fast, *args):
+    out_up, out_fast = up(*args), fast(*args)
+    assert_bitwise(out_up, out_fast)
+    assert hits_misses(up) == hits_misses(fast)
+    return out_fast
+
+
+def newest_hit(jitted):
+    call = jitted._forward_fn if isinstance(jitted, torch.nn.Module) else jitted
+    return call._lc_fastpath_state.hits[0]
+
+
+class RegionSpy:
+    """Counts the calls of a hit's computation and records grad mode at each of them and at each call of its
+    region's executor."""
+
+    def __init__(self, jitted):
+        self.hit = newest_hit(jitted)
+        self.computation_calls, self.computation_grad_modes, self.grad_modes = 0, [], []
+        namespace = self.hit.call.__globals__
+        computation = namespace["__computation"]
+
+        def counting(*args):
+            self.computation_calls += 1
+            self.computation_grad_modes.append(torch.is_grad_enabled())
+            return computation(*args)
+
+        namespace["__computation"] = counting
+
+    def watch_executor(self):
+        # The region replaces `prepared` on every new layout: wrap the current executor before each call.
+        region = self.hit.region_call.region
+        if region.prepared is not None and not getattr(region.prepared[1], "spied", False):
+            layout, execute, *rest = region.prepared
+
+            def recording(args):
+                self.grad_modes.append(torch.is_grad_enabled())
+                return execute(args)
+
+            recording.spied = True
+            region.prepared = (layout, recording, *rest)

@@ -1,0 +1,259 @@
+"""The generated guards and hit functions, as source (``expecttest``), and the pieces they rely on: dynamo's
+``TensorGuards``, the prologue's tensor check, the fallback where torch lacks ``TensorGuards``.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import expecttest
+import pytest
+import torch
+
+import thunder
+import thunder.fastpath
+from thunder.fastpath.guard import DECLINE, MISS
+
+from fastpath_harness import (
+    DEVICES_AND_EXECUTORS,
+    Call,
+    compare_call,
+    fusion_regions,
+    hit_source,
+    hits_misses,
+    newest_hit,
+    t,
+)
+
+
+def test_guard_tells_whether_computation_inputs_require_grad():
+    # The hit may leave grad mode as it is only where no tensor input requires grad (nvfuser.py's single regions).
+    for requires_grad in (False, True):
+        fast = thunder.jit(lambda a, b: a * b)
+        with torch.no_grad():
+            fast(t(2, 2, requires_grad=requires_grad), t(2, 2))
+        assert newest_hit(fast).guard.no_grad_inputs is not requires_grad
+
+
+class TestGeneratedGuards(expecttest.TestCase):
+    # Pinned sources of representative hit functions (guard, then the call); refresh with EXPECTTEST_ACCEPT=1
+    # after a deliberate change.
+    def test_function_guard(self):
+        fast = thunder.jit(lambda a, b, n: a * b + n)
+        fast(t(2, 3), t(2, 3), 3)
+        self.assertExpectedInline(hit_source(fast), """\
+def hit(args, kwargs):
+    try:
+        if not (len(args) == 3): return __MISS
+        if not (len(kwargs) == 0): return __MISS
+        a = args[0]
+        b = args[1]
+        i0 = args[2]
+        if not (type(i0) is int and i0 == 3): return __MISS
+        if __is_grad_enabled() is not True: return __MISS
+        if __is_any_autocast_enabled():
+            if __is_autocast_enabled('cuda') or __is_autocast_enabled('cpu'): return __MISS
+            return __DECLINE
+        if __get_default_dtype() is not torch.float32: return __MISS
+        if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None) and __get_default_device() != __c0: return __MISS
+        if a.is_nested or b.is_nested: return __MISS
+        __same_layout = __observed_layout.check(a, b)
+        if not (__same_layout or __tensor_guards.check(a, b)):
+            __verdict = __check_tensors_slowly((a, b,), __tensor_specs, __tensor_kinds)
+            if __verdict is not True: return __verdict
+        if a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr(): return __MISS
+    except Exception:
+        return __MISS
+    __cs.calls += 1
+    __cs.cache_hits += 1
+    if __publication.entry is not __entry: __publish(__entry)
+    if __same_layout:
+        return __computation(a, b, )[0]
+    __set_grad_enabled(False)
+    try:
+        return __computation(a, b, )[0]
+    finally:
+        __set_grad_enabled(True)
+""")
+
+    def test_module_guard(self):
+        fast = thunder.jit(torch.nn.Linear(4, 2))
+        with torch.no_grad():
+            fast(t(3, 4))
+        self.assertExpectedInline(hit_source(fast), """\
+def hit(args, kwargs):
+    try:
+        if not (len(args) == 1): return __MISS
+        if not (len(kwargs) == 0): return __MISS
+        input = args[0]
+        module = __thunder_module()
+        __module_overrides_parameters = module._overrides_parameters
+        t_weight = __module_overrides_parameters.get('weight', __null)
+        if t_weight is __null:
+            t_weight = module.get_parameter('weight')
+            if t_weight.is_nested: return __MISS
+        t_bias = __module_overrides_parameters.get('bias', __null)
+        if t_bias is __null:
+            t_bias = module.get_parameter('bias')
+            if t_bias.is_nested: return __MISS
+        __module_dict = module.__dict__
+        __module_model = __module_dict['_modules']['_model']
+        i0 = __module_dict['training'] if 'training' in __module_dict else __module_model.training
+        if not (type(i0) is bool and i0 == True): return __MISS
+        i1 = __module_dict['in_features'] if 'in_features' in __module_dict else __module_model.in_features
+        if not (type(i1) is int and i1 == 4): return __MISS
+        i2 = __module_dict['out_features'] if 'out_features' in __module_dict else __module_model.out_features
+        if not (type(i2) is int and i2 == 2): return __MISS
+        if __is_grad_enabled() is not False: return __MISS
+        if __is_any_autocast_enabled():
+            if __is_autocast_enabled('cuda') or __is_autocast_enabled('cpu'): return __MISS
+            return __DECLINE
+        if __get_default_dtype() is not torch.float32: return __MISS
+        if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None) and __get_default_device() != __c0: return __MISS
+        if input.is_nested: return __MISS
+        if not __tensor_guards.check(input, t_weight, t_bias):
+            __verdict = __check_tensors_slowly((input, t_weight, t_bias,), __tensor_specs, __tensor_kinds)
+            if __verdict is not True: return __verdict
+    except Exception:
+        return __MISS
+    __cs.calls += 1
+    __cs.cache_hits += 1
+    if __publication.entry is not __entry: __publish(__entry)
+    return __computation(input, t_bias, t_weight, )[0]
+""")
+
+    def test_autocast_entry_hit(self):
+        # An entry made under autocast: its state checked, the push that upstream makes per call, and the computation
+        # through upstream's no_autocast decorator (autocast off inside), with grad mode as for any entry.
+        fast = thunder.jit(lambda a, b: a @ b)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            fast(t(2, 3), t(3, 2))
+        hit = fast._lc_fastpath_state.hits[0]
+        assert hit.computation is hit.entry.computation_fn.__wrapped__  # no_autocast's layer, not no_grad's
+        assert hit.computation.__code__.co_name == "no_autocast_fn"
+        self.assertExpectedInline(hit_source(fast), """\
+def hit(args, kwargs):
+    try:
+        if not (len(args) == 2): return __MISS
+        if not (len(kwargs) == 0): return __MISS
+        a = args[0]
+        b = args[1]
+        if __is_grad_enabled() is not True: return __MISS
+        if __is_autocast_enabled('cuda') is not False or __is_autocast_enabled('cpu') is not True: return __MISS
+        if __get_autocast_dtype('cuda') is not torch.float16 or __get_autocast_dtype('cpu') is not torch.bfloat16: return __MISS
+        if __get_default_dtype() is not torch.float32: return __MISS
+        if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None) and __get_default_device() != __c0: return __MISS
+        if a.is_nested or b.is_nested: return __MISS
+        __same_layout = __observed_layout.check(a, b)
+        if not (__same_layout or __tensor_guards.check(a, b)):
+            __verdict = __check_tensors_slowly((a, b,), __tensor_specs, __tensor_kinds)
+            if __verdict is not True: return __verdict
+        if a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr(): return __MISS
+    except Exception:
+        return __MISS
+    __cs.calls += 1
+    __cs.cache_hits += 1
+    if __publication.entry is not __entry: __publish(__entry)
+    __autocast_push('cpu', __autocast_dtype, True)
+    if __same_layout:
+        return __computation(a, b, )[0]
+    __set_grad_enabled(False)
+    try:
+        return __computation(a, b, )[0]
+    finally:
+        __set_grad_enabled(True)
+""")
+
+
+def test_guard_declines_tensor_subclasses():
+    fast = thunder.jit(lambda a: a * 2)
+    fast(t(3))
+    guard = fast._lc_fastpath_state.hits[0].guard.check
+    assert guard((t(3),), {}) not in (MISS, DECLINE)
+    assert guard((torch.nn.Parameter(t(3), requires_grad=False),), {}) is DECLINE
+    assert guard((t(4),), {}) is MISS
+
+
+# dynamo's TensorGuards is private torch API. The first test pins what the guards rely on, so that a torch release
+# that changes it fails here; the next one checks the fallback for a torch without it.
+@pytest.mark.skipif(thunder.fastpath.guard.TensorGuards is None, reason="this torch lacks dynamo's TensorGuards")
+def test_tensor_guards_behave_as_the_guards_rely_on():
+    from torch._C._dynamo.guards import TensorGuards
+
+    a = t(2, 3)
+    any_strides = TensorGuards(a, dynamic_dims_sizes=[[2, 3]], dynamic_dims_strides=[[None, None]])
+    pinned_strides = TensorGuards(a, dynamic_dims_sizes=[[2, 3]], dynamic_dims_strides=[[3, 1]])
+    symbolic_dim = TensorGuards(a, dynamic_dims_sizes=[[None, 3]], dynamic_dims_strides=[[None, None]])
+    transposed = t(3, 2).t()
+    assert any_strides.check(t(2, 3, seed=1)) and any_strides.check(transposed)
+    assert pinned_strides.check(t(2, 3, seed=1)) and not pinned_strides.check(transposed)
+    assert symbolic_dim.check(t(5, 3)) and not symbolic_dim.check(t(5, 4))
+    for other in (t(3, 2), t(2, 3, 1), t(2, 3, dtype=torch.float64), t(2, 3, requires_grad=True),
+                  torch.nn.Parameter(t(2, 3), requires_grad=False), torch.zeros(2, 3, device="meta")):
+        assert not any_strides.check(other), other
+    with torch.inference_mode():
+        assert not any_strides.check(torch.zeros(2, 3))  # other dispatch keys
+    two = TensorGuards(a, t(2, 3), dynamic_dims_sizes=[[2, 3]] * 2, dynamic_dims_strides=[[None, None]] * 2)
+    assert two.check(t(2, 3), t(2, 3)) and not two.check(a, a)  # one tensor twice: check_tensors_slowly decides
+
+
+@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
+def test_entries_keep_upstreams_path_without_tensor_guards(monkeypatch, device, executors):
+    monkeypatch.setattr(thunder.fastpath.guard, "TensorGuards", None)
+    monkeypatch.setattr(thunder.fastpath.nvfuser, "TensorGuards", None)
+    with_tensor = lambda n: Call(lambda: ((t(3).to(device), n), {}))
+    f = lambda x, n: x.sin() * n
+    up, fast = thunder.jit(f, fastpath=False, executors=executors), thunder.jit(f, executors=executors)
+    served = [compare_call(up, fast, with_tensor(n), i) for i, n in enumerate([2, 2, 3, 2, 3])]
+    assert served == [False] * 5 and hits_misses(fast) == (3, 2)
+    state = fast._lc_fastpath_state
+    assert state.hits == () and all("TensorGuards" in reason for reason in state.unsupported)
+    if "nvfuser" in executors:  # regions keep upstream's wrapper
+        from thunder.fastpath.nvfuser import FusionRegion
+
+        assert fusion_regions(fast) and all(type(r) is not FusionRegion for r in fusion_regions(fast))
+    # An entry without tensor inputs needs no tensor guard and still gets its guard.
+    numbers_only = lambda n: Call(lambda: ((n,), {}))
+    up, fast = thunder.jit(lambda n: torch.ones(2) * n, fastpath=False), thunder.jit(lambda n: torch.ones(2) * n)
+    served = [compare_call(up, fast, numbers_only(n), i) for i, n in enumerate([2, 2, 3, 2])]
+    assert served == [False, True, False, True]
+
+
+def test_tensor_matches_agrees_with_the_prologues_check():
+    # After TensorGuards says no, a guard decides MISS with tensor_matches: it must pass exactly where the
+    # prologue's check_tensor_metadata passes (None in a guard's shape is a symbolic dim, a NumberProxy upstream).
+    from thunder.core.proxies import IntegerProxy
+    from thunder.core.trace import TraceCtx, tracectx
+    from thunder.executors.pythonex import _check_tensor_shape_and_metadata_impl as prologue_check
+    from thunder.fastpath.guard import check_tensors_slowly, tensor_matches
+
+    with tracectx(TraceCtx()):
+        symbolic = IntegerProxy(name="s0", value=2)
+    candidates = [
+        torch.ones(2, 3), torch.ones(3, 3), torch.ones(1, 3), torch.ones(2, 4), torch.ones(2, 2), torch.ones(2),
+        torch.ones(2, 3, 1),
+        torch.ones(2, 3, dtype=torch.float64), torch.ones(2, 3, requires_grad=True), torch.ones(2, 3, device="meta"),
+        torch.nn.Parameter(torch.ones(2, 3), requires_grad=False), torch.ones(3, 2).T, [[1.0] * 3] * 2, None, 2.0,
+    ]
+    specs = [
+        ((2, 3), "cpu", torch.float32, False), ((None, 3), "cpu", torch.float32, False),
+        ((2, None), "cpu", torch.float64, False), ((2, 3), "cpu", torch.float32, True),
+        ((2, 3), "meta", torch.float32, False),
+    ]
+    outcomes = set()
+    for (index, (shape, *rest)), candidate in itertools.product(enumerate(specs), candidates):
+        try:
+            prologue_check(candidate, tuple(symbolic if d is None else d for d in shape), *rest)
+            expected = True
+        except AssertionError:
+            expected = False
+        assert tensor_matches(candidate, shape, *rest) is expected, (shape, rest, candidate)
+        verdict = check_tensors_slowly((candidate,), [(shape, *rest)], [(torch.Tensor, torch.strided)])
+        if not expected:
+            assert verdict is MISS
+        elif type(candidate) is torch.Tensor:
+            assert verdict is True
+        else:
+            assert verdict is DECLINE  # the prologue passes a Parameter where the guard was built with a tensor
+        outcomes.add((index, expected))
+    assert len(outcomes) == 2 * len(specs)  # each spec passes for some candidate and fails for others
