@@ -1,2 +1,0 @@
-# run tool, kind nvidia-h200, carry [".device"], 355 s:
-bash benchmarks_results/s22_scripts/device_s22a.sh

@@ -1,3 +1,0 @@
-# run tool (the device was an NVIDIA H200), carry [".device"], 381 s; the script as it ran (code_sha1.log: the runtime
-# code and test_overhead.py as committed in 9da00ea):
-bash benchmarks_results/s30_scripts/device_s30a.sh

@@ -1,4 +1,0 @@
-# run tool (nvidia-h200, a fresh machine), carry [".device"], 393 s (held 576 s with the start): session 32's script
-# with other modules, every shipped module whose CUDA tests had not been compared on the device, and test_dynamo
-# (last on the device in session 9); the machine's .hypothesis folders are not kept.
-mkdir -p $OUT && LIMIT=470 MODULES="thunder.tests.test_randomness thunder.tests.test_reductions thunder.tests.test_shape_ops thunder.tests.test_elementwise thunder.tests.test_examine_memory thunder.tests.test_patterns thunder.tests.test_extend thunder.tests.test_torch_library_custom_op thunder.tests.test_torch_library_custom_op_with_lists thunder.tests.test_cudnn_executor thunder.tests.test_check_trace thunder.tests.test_pythonex thunder.tests.test_examine thunder.tests.test_torch_compile_executor thunder.tests.test_dynamo" bash benchmarks_results/s32_scripts/device_s32a.sh 2>&1 | tail -40

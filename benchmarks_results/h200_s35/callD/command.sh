@@ -1,4 +1,0 @@
-# run tool (nvidia-h200, warm after call C), carry [".device"], 30 s: the new GPU test
-# test_nvfuser_options_reach_the_executor_like_upstream alone against the mutant whose regions bind no options to
-# nvFuser's executor (call C's log showed only the CPU test's failure for it).
-source .device/setup.sh >/dev/null 2>&1; site=$(python3 -c "import thunder, os; print(os.path.dirname(thunder.__file__))"); ln -sfn "$PWD/thunder/fastpath" "$site/fastpath"; sed -i 's/        if up.enable_options or up.disable_options:/        if False:/' thunder/fastpath/nvfuser.py; echo "mutated lines: $(grep -c '        if False:' thunder/fastpath/nvfuser.py)"; timeout 100 python3 -m pytest -q -p no:cacheprovider -W ignore thunder/tests/test_overhead.py -k "test_nvfuser_options_reach_the_executor_like_upstream" 2>&1 | grep -E "^E  |passed|failed" | head -n 12 | tee $OUT/mutant_options_gpu_test.log
