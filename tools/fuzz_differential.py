@@ -87,7 +87,7 @@ def make_inputs(shape, dtype, requires_grad, layout, aliasing, n, seed):
         return (a, a, n), {}
     if aliasing == "views":
         base = on_device(2 * shape[0] * shape[1], seed=seed).requires_grad_(requires_grad)
-        a, b = base[: shape[0] * shape[1]].view(shape), base[shape[0] * shape[1]:].view(shape)
+        a, b = base[: shape[0] * shape[1]].view(shape), base[shape[0] * shape[1] :].view(shape)
         return (a, b, n), {}
     return (tensor(seed), tensor(seed + 1), n), {}
 
@@ -209,8 +209,11 @@ def main() -> None:
         f"{tally.examples} examples, {tally.calls} calls, {tally.served} of them served by the guards, no difference"
         f" from upstream; {tally.regions} FusionRegions; {time.time() - start:.0f} s, torch {torch.__version__},"
         f" seed {opts.seed}, device {DEVICE}"
-        + (f"; {tally.under_autocast} calls under autocast, {tally.served_under_autocast} of them served"
-           if opts.autocast else "")
+        + (
+            f"; {tally.under_autocast} calls under autocast, {tally.served_under_autocast} of them served"
+            if opts.autocast
+            else ""
+        )
     )
 
 

@@ -33,7 +33,7 @@ import torch
 
 import thunder
 import thunder.fastpath
-from thunder.core import dtypes, devices
+from thunder.core import devices, dtypes
 from thunder.tests.opinfos import opinfos
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "thunder" / "tests"))
@@ -61,10 +61,16 @@ def run(f, args, kwargs, seed):
 
 def grads(out, args, kwargs):
     """Gradients of the sum of the floating outputs that require grad, for the leaf tensors that require grad."""
-    leaves = [x for x in torch.utils._pytree.tree_leaves((args, kwargs))
-              if isinstance(x, torch.Tensor) and x.requires_grad and x.is_leaf]
-    outs = [o for o in torch.utils._pytree.tree_leaves(out)
-            if isinstance(o, torch.Tensor) and o.requires_grad and (o.is_floating_point() or o.is_complex())]
+    leaves = [
+        x
+        for x in torch.utils._pytree.tree_leaves((args, kwargs))
+        if isinstance(x, torch.Tensor) and x.requires_grad and x.is_leaf
+    ]
+    outs = [
+        o
+        for o in torch.utils._pytree.tree_leaves(out)
+        if isinstance(o, torch.Tensor) and o.requires_grad and (o.is_floating_point() or o.is_complex())
+    ]
     if not leaves or not outs:
         return None
     total = sum(o.real.sum() if o.is_complex() else o.sum() for o in outs)
@@ -148,23 +154,29 @@ def main():
         t0 = time.perf_counter()
         try:
             n_calls, served, n_samples, why_not = compare_op(
-                op, opts.device, wanted, opts.grad, opts.cache, opts.control)
+                op, opts.device, wanted, opts.grad, opts.cache, opts.control
+            )
         except AssertionError as e:
             totals["differ"] += 1
             print(f"DIFFERS {op.name}: {(str(e) or repr(e)).splitlines()[0][:300]}", flush=True)
             continue
         except Exception as e:  # the sample generator or the harness, not a call
             totals["setup_error"] += 1
-            print(f"SETUP-ERROR {op.name}: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}",
-                  flush=True)
+            print(
+                f"SETUP-ERROR {op.name}: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}",
+                flush=True,
+            )
             continue
         if n_samples == 0:
             totals["no_samples"] += 1
         totals["calls"] += n_calls
         totals["served"] += served
         kept = f"; upstream's path kept for: {why_not}" if why_not else ""
-        print(f"ok {op.name}: {n_samples} samples, {n_calls} calls, {served} served by a guard "
-              f"({time.perf_counter() - t0:.1f} s){kept}", flush=True)
+        print(
+            f"ok {op.name}: {n_samples} samples, {n_calls} calls, {served} served by a guard "
+            f"({time.perf_counter() - t0:.1f} s){kept}",
+            flush=True,
+        )
     print(f"summary {vars(opts)}: {totals}, {time.perf_counter() - start:.0f} s", flush=True)
     return 1 if totals["differ"] else 0
 

@@ -128,9 +128,15 @@ def closure_and_setters():
         k, t, flag = 2.0, torch.ones(3), True
 
     steps = [
-        setter(k=3.0), setter(k=2.0), setter(k=2), setter(k=-0.0), setter(flag=False), setter(flag=True),
+        setter(k=3.0),
+        setter(k=2.0),
+        setter(k=2),
+        setter(k=-0.0),
+        setter(flag=False),
+        setter(flag=True),
         setter(flag=1),  # truthy, but an int: the branch is the same, the checked value's type is not
-        setter("t=ones(3)", t=lambda: torch.ones(3)), setter("t=zeros(3, 1)", t=lambda: torch.zeros(3, 1)),
+        setter("t=ones(3)", t=lambda: torch.ones(3)),
+        setter("t=zeros(3, 1)", t=lambda: torch.zeros(3, 1)),
         setter("t=ones(3) bf16", t=lambda: torch.ones(3, dtype=torch.bfloat16)),
         setter("t=ones(3).t()", t=lambda: torch.ones(3).t()),
     ]
@@ -190,16 +196,26 @@ def reads_config(x, cfg):
 def config_makers():
     """Argument makers: fresh (args, kwargs) each time, over equal values."""
     x = lambda: torch.arange(12.0).reshape(4, 3)
-    ns = lambda **kw: (lambda: ((x(), types.SimpleNamespace(**{"scale": 2.0, "mode": "add", "shift": None, **kw})), {}))
-    of = lambda cls, **kw: (lambda: ((x(), cls(**kw)), {}))
+    ns = lambda **kw: lambda: ((x(), types.SimpleNamespace(**{"scale": 2.0, "mode": "add", "shift": None, **kw})), {})
+    of = lambda cls, **kw: lambda: ((x(), cls(**kw)), {})
     return [
-        ns(), ns(scale=3.0), ns(scale=3), ns(mode="sub"), ns(shift=torch.ones(3)), ns(shift=torch.ones(4, 1)),
+        ns(),
+        ns(scale=3.0),
+        ns(scale=3),
+        ns(mode="sub"),
+        ns(shift=torch.ones(3)),
+        ns(shift=torch.ones(4, 1)),
         ns(scale=torch.tensor(2.0)),  # a tensor where a number was
         lambda: ((x(), types.SimpleNamespace(scale=2.0, mode="add")), {}),  # no `shift`: AttributeError
-        of(DataConfig), of(DataConfig, scale=0.5), of(DataConfig, mode="sub"),
-        of(SlotsConfig), of(SlotsConfig, shift=torch.ones(3)),
-        of(PropertyConfig), of(PropertyConfig, scale=4.0),
-        of(GetattrConfig, scale=2.0, mode="add", shift=None), of(GetattrConfig, scale=2.0, mode="add"),
+        of(DataConfig),
+        of(DataConfig, scale=0.5),
+        of(DataConfig, mode="sub"),
+        of(SlotsConfig),
+        of(SlotsConfig, shift=torch.ones(3)),
+        of(PropertyConfig),
+        of(PropertyConfig, scale=4.0),
+        of(GetattrConfig, scale=2.0, mode="add", shift=None),
+        of(GetattrConfig, scale=2.0, mode="add"),
         of(ClassAttributeConfig),
     ]
 
@@ -222,9 +238,14 @@ def reads_nested(x, cfg):
 def nested_makers():
     x = lambda: torch.arange(6.0).reshape(2, 3)
     inner = lambda **kw: types.SimpleNamespace(**{"k": 2.0, "bias": torch.ones(3), **kw})
-    outer = lambda **kw: (lambda: ((x(), types.SimpleNamespace(inner=inner(**kw))), {}))
-    return [outer(), outer(k=3.0), outer(bias=torch.ones(2, 1)), outer(bias=1.0),
-            lambda: ((x(), types.SimpleNamespace(inner=None)), {})]
+    outer = lambda **kw: lambda: ((x(), types.SimpleNamespace(inner=inner(**kw))), {})
+    return [
+        outer(),
+        outer(k=3.0),
+        outer(bias=torch.ones(2, 1)),
+        outer(bias=1.0),
+        lambda: ((x(), types.SimpleNamespace(inner=None)), {}),
+    ]
 
 
 def reads_defaults(x, k=2.0, *, mode="add"):
@@ -270,8 +291,15 @@ def module_steps(model):
     def replace_cfg():
         model.cfg = types.SimpleNamespace(scale=2.0, act="tanh")
 
-    return [set_cfg(scale=3.0), set_cfg(scale=2.0), set_cfg(act="relu"), set_cfg(act="tanh"), replace_cfg,
-            _rebind("SCALE", 3.0), _rebind("SCALE", 2.0)]
+    return [
+        set_cfg(scale=3.0),
+        set_cfg(scale=2.0),
+        set_cfg(act="relu"),
+        set_cfg(act="tanh"),
+        replace_cfg,
+        _rebind("SCALE", 3.0),
+        _rebind("SCALE", 2.0),
+    ]
 
 
 def reset_module(model):
@@ -296,12 +324,21 @@ def callables():
     return [
         Callable("reads_globals", reads_globals, [x43, x43_grad], GLOBAL_STEPS, reset_globals),
         Callable("reads_closure", closure, [x43, x43_grad], closure_steps, closure_reset),
-        Callable("reads_config", reads_config, config_makers(), class_attribute_steps(),
-                 lambda: setattr(ClassAttributeConfig, "scale", 2.0)),
+        Callable(
+            "reads_config",
+            reads_config,
+            config_makers(),
+            class_attribute_steps(),
+            lambda: setattr(ClassAttributeConfig, "scale", 2.0),
+        ),
         Callable("reads_nested", reads_nested, nested_makers()),
-        Callable("reads_defaults", reads_defaults,
-                 [lambda: ((x(),), {}), lambda: ((x(), 3.0), {}), lambda: ((x(),), {"mode": "sub"})],
-                 defaults_steps(), reset_defaults),
+        Callable(
+            "reads_defaults",
+            reads_defaults,
+            [lambda: ((x(),), {}), lambda: ((x(), 3.0), {}), lambda: ((x(),), {"mode": "sub"})],
+            defaults_steps(),
+            reset_defaults,
+        ),
         # Upstream and the fast path jit this one model: they share its cfg, which the steps change.
         Callable("ConfiguredModule", model, [lambda: ((x(),), {})], module_steps(model), lambda: reset_module(model)),
     ]
@@ -398,7 +435,6 @@ def run_sequence(c: Callable, rng: random.Random, steps: int, cache: str, tally:
     tally.unsupported.update(state.unsupported)
 
 
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sequences", type=int, default=100)
@@ -423,16 +459,20 @@ def main():
             run_sequence(c, rng, opts.steps, opts.cache, tally)
         with torch.device(DEVICE):
             c.reset()
-        print(f"{c.name}: {tally.sequences} sequences, {tally.calls} calls, {tally.differences} with a difference, "
-              f"{tally.too_strict} too-strict hits; {tally.hits} calls served by the guards ({tally.region_calls} entries "
-              f"calling a region directly); upstream's result "
-              f"differs from eager's in {tally.stale} calls; property reads upstream {tally.property_reads[0]}, "
-              f"fast {tally.property_reads[1]}; kept upstream's path: {sorted(tally.unsupported) or 'none'}")
+        print(
+            f"{c.name}: {tally.sequences} sequences, {tally.calls} calls, {tally.differences} with a difference, "
+            f"{tally.too_strict} too-strict hits; {tally.hits} calls served by the guards "
+            f"({tally.region_calls} entries calling a region directly); upstream's result "
+            f"differs from eager's in {tally.stale} calls; property reads upstream {tally.property_reads[0]}, "
+            f"fast {tally.property_reads[1]}; kept upstream's path: {sorted(tally.unsupported) or 'none'}"
+        )
         for field in ("sequences", "calls", "differences", "too_strict", "stale", "hits"):
             setattr(total, field, getattr(total, field) + getattr(tally, field))
-    print(f"all: {total.sequences} sequences, {total.calls} calls, {total.differences} with a difference, "
-          f"{total.too_strict} too-strict hits, {total.hits} served by the guards "
-          f"(cache={opts.cache!r}, seed {opts.seed}, device {opts.device})")
+    print(
+        f"all: {total.sequences} sequences, {total.calls} calls, {total.differences} with a difference, "
+        f"{total.too_strict} too-strict hits, {total.hits} served by the guards "
+        f"(cache={opts.cache!r}, seed {opts.seed}, device {opts.device})"
+    )
 
 
 if __name__ == "__main__":

@@ -177,9 +177,22 @@ def train_mode(w, seed, batch):
 
 
 STEPS = [
-    train, train_zeroing, accumulate, optimizer_step, no_grad_forward, inference_forward, forward_only, input_grad,
-    retained_backward_twice, two_forwards_one_backward, non_leaf_input, first_output_only, freeze_first,
-    unfreeze_first, eval_mode, train_mode,
+    train,
+    train_zeroing,
+    accumulate,
+    optimizer_step,
+    no_grad_forward,
+    inference_forward,
+    forward_only,
+    input_grad,
+    retained_backward_twice,
+    two_forwards_one_backward,
+    non_leaf_input,
+    first_output_only,
+    freeze_first,
+    unfreeze_first,
+    eval_mode,
+    train_mode,
 ]
 
 
@@ -202,15 +215,14 @@ def same_tensor(a, b):
 def same(a, b):
     if a[0] != b[0] or a[0] == "raised":
         return a == b
-    return len(a[1]) == len(b[1]) and all(
-        same_tensor(x[0], y[0]) and x[1:] == y[1:] for x, y in zip(a[1], b[1])
-    )
+    pairs = zip(a[1], b[1], strict=False)
+    return len(a[1]) == len(b[1]) and all(same_tensor(x[0], y[0]) and x[1:] == y[1:] for x, y in pairs)
 
 
 def same_parameters(up, fast):
     return all(
         same_tensor(p, q) and same_tensor(p.grad, q.grad) and p.requires_grad == q.requires_grad
-        for p, q in zip(up.params, fast.params)
+        for p, q in zip(up.params, fast.params, strict=False)
     )
 
 
@@ -244,7 +256,6 @@ class CallWatch:
         return out
 
 
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sequences", type=int, default=200)
@@ -268,7 +279,7 @@ def main():
             up = World(kind, False, opts.cache, opts.device)
             fast = World(kind, True, opts.cache, opts.device)
             watch = CallWatch(fast)
-            for i, (index, batch) in enumerate(zip(seq, batches)):
+            for i, (index, batch) in enumerate(zip(seq, batches, strict=False)):
                 seed = 1000 * number + i
                 a = run_step(up, STEPS[index], seed, batch)
                 b = run_step(fast, STEPS[index], seed, batch)
@@ -276,19 +287,23 @@ def main():
                 if not (same(a, b) and same_parameters(up, fast) and counts(up.jitted) == counts(fast.jitted)):
                     differences += 1
                     names = [STEPS[j].__name__ for j in seq]
-                    print(f"  {kind} sequence {number} {names}: step {i} ({STEPS[index].__name__}, batch {batch}) "
-                          f"differs: {a[0]} {b[0]}, parameters same: {same_parameters(up, fast)}, "
-                          f"counts {counts(up.jitted)} {counts(fast.jitted)}")
+                    print(
+                        f"  {kind} sequence {number} {names}: step {i} ({STEPS[index].__name__}, batch {batch}) "
+                        f"differs: {a[0]} {b[0]}, parameters same: {same_parameters(up, fast)}, "
+                        f"counts {counts(up.jitted)} {counts(fast.jitted)}"
+                    )
                     break
             served += watch.served
             too_strict += watch.too_strict
             guarded += len(watch.state.hits)
             unsupported.update(watch.state.unsupported)
         total += opts.sequences
-        print(f"{kind}: {opts.sequences} sequences, {steps_run} steps, {differences} with a difference; "
-              f"{served} calls served by the guards, {too_strict} hits served by upstream's path although their "
-              f"entry had a guard; {guarded} guarded entries at the ends; kept upstream's path: "
-              f"{sorted(unsupported) or 'none'}")
+        print(
+            f"{kind}: {opts.sequences} sequences, {steps_run} steps, {differences} with a difference; "
+            f"{served} calls served by the guards, {too_strict} hits served by upstream's path although their "
+            f"entry had a guard; {guarded} guarded entries at the ends; kept upstream's path: "
+            f"{sorted(unsupported) or 'none'}"
+        )
     print(f"{total} sequences in all (cache={opts.cache!r}, seed {opts.seed}, device {opts.device})")
 
 

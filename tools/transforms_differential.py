@@ -49,10 +49,18 @@ def configurations(device):
         "prune_all_checks": (lambda: {**base, "transforms": [PrunePrologueChecks(prune_all_checks=True)]}, False),
         "extraction_only_prologue": (lambda: {**base, "transforms": [ExtractionOnlyPrologueTransform()]}, False),
         "extraction_only_prologue_skip_inputs": (
-            lambda: {**base, "transforms": [ExtractionOnlyPrologueTransform(skip_check_on_input_tensors=True)]}, False),
+            lambda: {**base, "transforms": [ExtractionOnlyPrologueTransform(skip_check_on_input_tensors=True)]},
+            False,
+        ),
         "materialization": (
-            lambda: {**base, "transforms": [MaterializationTransform(
-                device, init=MaterializationTransform.init_from_original_module_init())]}, True),
+            lambda: {
+                **base,
+                "transforms": [
+                    MaterializationTransform(device, init=MaterializationTransform.init_from_original_module_init())
+                ],
+            },
+            True,
+        ),
         "torchcompile_executor": (lambda: {"executors": ["torchcompile"]}, False),
         "symbolic_values": (lambda: {**base, "cache": "symbolic values"}, False),
     }
@@ -61,7 +69,9 @@ def configurations(device):
 
         configs["cudagraph"] = (lambda: {**base, "transforms": [CUDAGraphTransform()]}, False)
         configs["nvfuser_and_cudagraph"] = (
-            lambda: {"executors": ["nvfuser", "torch"], "transforms": [CUDAGraphTransform()]}, False)
+            lambda: {"executors": ["nvfuser", "torch"], "transforms": [CUDAGraphTransform()]},
+            False,
+        )
     return configs
 
 
@@ -198,12 +208,18 @@ def outcome(f, make, ctx):
 def gradients(out, args, kwargs, module):
     """Gradients of the sum of the floating outputs, for the leaf tensors among the inputs and the parameters that
     require grad; None where nothing requires grad."""
-    leaves = [x for x in torch.utils._pytree.tree_leaves((args, kwargs))
-              if isinstance(x, torch.Tensor) and x.requires_grad and x.is_leaf]
+    leaves = [
+        x
+        for x in torch.utils._pytree.tree_leaves((args, kwargs))
+        if isinstance(x, torch.Tensor) and x.requires_grad and x.is_leaf
+    ]
     if module is not None:
         leaves += [p for p in module.parameters() if p.requires_grad]
-    outs = [o for o in torch.utils._pytree.tree_leaves(out)
-            if isinstance(o, torch.Tensor) and o.requires_grad and o.is_floating_point()]
+    outs = [
+        o
+        for o in torch.utils._pytree.tree_leaves(out)
+        if isinstance(o, torch.Tensor) and o.requires_grad and o.is_floating_point()
+    ]
     if not leaves or not outs:
         return None
     return torch.autograd.grad(sum(o.sum() for o in outs), leaves, allow_unused=True)
@@ -294,8 +310,11 @@ def main():
             totals["calls"] += calls
             totals["served"] += served
             kept = f"; upstream's path kept for: {why_not}" if why_not else ""
-            print(f"ok {name} {subject}: {calls} calls, {served} served by a guard [{pattern}] "
-                  f"({time.perf_counter() - t0:.1f} s){kept}", flush=True)
+            print(
+                f"ok {name} {subject}: {calls} calls, {served} served by a guard [{pattern}] "
+                f"({time.perf_counter() - t0:.1f} s){kept}",
+                flush=True,
+            )
     print(f"summary {vars(args)}: {totals}")
     return 1 if totals["differ"] else 0
 

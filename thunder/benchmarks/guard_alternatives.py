@@ -54,7 +54,14 @@ def dynamo_tree(tensors):
             key=i, source=f"args[{i}]", example_value=t, guard_manager_enum=GuardManagerType.GUARD_MANAGER
         )
         item.add_tensor_match_guard(
-            t, list(t.shape), [None] * t.dim(), f"args[{i}]", ["tensor match"], None, type(t), torch._C._dispatch_keys(t)
+            t,
+            list(t.shape),
+            [None] * t.dim(),
+            f"args[{i}]",
+            ["tensor match"],
+            None,
+            type(t),
+            torch._C._dispatch_keys(t),
         )
     return root.check
 
@@ -77,8 +84,12 @@ def main():
         assert python(tensors) and tree(tensors) and not python(wrong) and not tree(wrong)
         times = {"python": [], "tree": []}
         for _ in range(3):  # interleaved
-            times["python"].append(per_call_us(lambda: python(tensors), opts.number, opts.repeats))
-            times["tree"].append(per_call_us(lambda: tree(tensors), opts.number, opts.repeats))
+            times["python"].append(
+                per_call_us(lambda python=python, tensors=tensors: python(tensors), opts.number, opts.repeats)
+            )
+            times["tree"].append(
+                per_call_us(lambda tree=tree, tensors=tensors: tree(tensors), opts.number, opts.repeats)
+            )
         print(f"{n:>7} {min(times['python']):8.3f} {min(times['tree']):12.3f}")
     t = torch.randn(8, 8, device=opts.device)
     storage_address = torch._C._storage_address

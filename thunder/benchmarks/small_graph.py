@@ -107,13 +107,24 @@ def make_cases(device: str) -> list[Case]:
     cases = [Case("issue1657", Issue1657(), (x1657,))]
     for batch in (1, 128):
         norm = RMSNorm(2880).to(dev, lowp)
-        cases.append(Case(f"rmsnorm_{batch}x2880", norm, (torch.randn(batch, 2880, device=dev, dtype=lowp),), inference=True))
+        cases.append(
+            Case(f"rmsnorm_{batch}x2880", norm, (torch.randn(batch, 2880, device=dev, dtype=lowp),), inference=True)
+        )
     cases.append(Case("two_8x8", two_inputs, (torch.randn(8, 8, device=dev), torch.randn(8, 8, device=dev))))
     for n in (1, 16, 64):
         ts = tuple(torch.randn(8, device=dev) for _ in range(n))
         cases.append(Case(f"inputs_{n}", n_inputs, ts, count=n, kind="inputs"))
     for n in (1, 32, 128):
-        cases.append(Case(f"params_{n}", ManyParameters(n).to(dev), (torch.randn(8, device=dev),), inference=True, count=n, kind="parameters"))
+        cases.append(
+            Case(
+                f"params_{n}",
+                ManyParameters(n).to(dev),
+                (torch.randn(8, device=dev),),
+                inference=True,
+                count=n,
+                kind="parameters",
+            )
+        )
     w = torch.randn(16, 16, device=dev, requires_grad=True)
     cases.append(Case("train_step", train_step_fn, (torch.randn(4, 16, device=dev), w), backward=True))
     linear = torch.nn.Linear(64, 64).to(dev)
@@ -217,7 +228,9 @@ def flat_tensors(x):
 
 def bitwise_equal(a, b) -> bool:
     fa, fb = flat_tensors(a), flat_tensors(b)
-    return len(fa) == len(fb) and all(x.dtype == y.dtype and x.shape == y.shape and torch.equal(x, y) for x, y in zip(fa, fb))
+    return len(fa) == len(fb) and all(
+        x.dtype == y.dtype and x.shape == y.shape and torch.equal(x, y) for x, y in zip(fa, fb, strict=False)
+    )
 
 
 def close(a, b) -> bool:
@@ -269,7 +282,9 @@ def build_systems(case: Case, device: str, with_compile: bool, with_thunderfx: b
 UPSTREAM_OF = {"fast": "thunder", "thunderfx-fast": "thunderfx"}
 
 
-def run_case(case: Case, device: str, repeats: int, budget_s: float, with_compile: bool, with_thunderfx: bool) -> list[Row]:
+def run_case(
+    case: Case, device: str, repeats: int, budget_s: float, with_compile: bool, with_thunderfx: bool
+) -> list[Row]:
     systems, refs = build_systems(case, device, with_compile, with_thunderfx)
     checks = {}
     for name, f in systems.items():
@@ -296,7 +311,19 @@ def run_case(case: Case, device: str, repeats: int, budget_s: float, with_compil
         samples = time_by_budget({name: statement(f) for name, f in systems.items()}, repeats, budget_s)
     rows = []
     for name, s in samples.items():
-        rows.append(Row(case.name, name, statistics.median(s), min(s), max(s), check=checks[name], count=case.count, kind=case.kind, samples_us=s))
+        rows.append(
+            Row(
+                case.name,
+                name,
+                statistics.median(s),
+                min(s),
+                max(s),
+                check=checks[name],
+                count=case.count,
+                kind=case.kind,
+                samples_us=s,
+            )
+        )
     by_name = {r.system: r for r in rows}
     for r in rows:
         r.vs_eager = r.median_us / by_name["eager"].median_us
@@ -366,8 +393,10 @@ def print_targets(rows: list[Row]) -> None:
         if "fast" not in systems or "computation" not in systems:
             continue
         fast = systems["fast"]
-        parts = [f"fast / computation {fast.median_us / systems['computation'].median_us:.3f}",
-                 f"fast - computation {_hit_overhead(systems, 'median_us'):.2f} us"]
+        parts = [
+            f"fast / computation {fast.median_us / systems['computation'].median_us:.3f}",
+            f"fast - computation {_hit_overhead(systems, 'median_us'):.2f} us",
+        ]
         for system, label in (("eager", "eager"), ("nvfuser-fec.execute", "fd.fec.execute")):
             if system in systems:
                 parts.append(f"fast / {label} {fast.median_us / systems[system].median_us:.3f}")
@@ -379,8 +408,10 @@ def print_targets(rows: list[Row]) -> None:
             medians, minima = (
                 (_hit_overhead(b, stat) - _hit_overhead(a, stat)) / extra for stat in ("median_us", "min_us")
             )
-            lines.append(f"  growth of fast - computation per {what} ({small} -> {large}): "
-                         f"{medians:.3f} us from medians, {minima:.3f} from minima")
+            lines.append(
+                f"  growth of fast - computation per {what} ({small} -> {large}): "
+                f"{medians:.3f} us from medians, {minima:.3f} from minima"
+            )
     if lines:
         print("\nagainst the issues' targets (medians unless said):", *lines, sep="\n")
 
@@ -399,11 +430,11 @@ def plot(rows: list[Row], path: str) -> None:
     except ImportError:
         sys.exit("--plot needs matplotlib: pip install matplotlib")
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for ax, kind in zip(axes, ("inputs", "parameters")):
+    for ax, kind in zip(axes, ("inputs", "parameters"), strict=False):
         for system in ("eager", "thunder", "fast", "computation"):
             pts = sorted((r.count, r.median_us) for r in rows if r.kind == kind and r.system == system)
             if pts:
-                ax.plot(*zip(*pts), marker="o", label=system)
+                ax.plot(*zip(*pts, strict=False), marker="o", label=system)
         ax.set_xlabel(f"number of {kind}")
         ax.set_ylabel("µs per call (median)")
         ax.set_yscale("log")

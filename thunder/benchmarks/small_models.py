@@ -19,9 +19,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-import torch
-
 import small_graph
+import torch
 from small_graph import Case
 
 # Small enough for the CPU of CI and the developers; the parameter counts (38 and 52 tensors) are those of the
@@ -44,8 +43,9 @@ def make_cases(device: str, autocast: torch.dtype | None = None) -> list[Case]:
         for tokens in (1, 32):
             idx = torch.randint(0, 512, (1, tokens), device=device)
             label = f"{name}_{tokens}tok" + ("_autocast" if autocast else "")
-            cases.append(Case(label, model, (idx,), inference=True, autocast=autocast, count=n_params,
-                              kind="parameters"))
+            cases.append(
+                Case(label, model, (idx,), inference=True, autocast=autocast, count=n_params, kind="parameters")
+            )
     return cases
 
 

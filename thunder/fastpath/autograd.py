@@ -90,7 +90,13 @@ def connect_to_autograd(
         )
     side_channel = {}
     link = ThunderFunction.apply(
-        return_none_instead_of_grads, backward_fn, side_channel, saved_tensors, saved_other, None, flat_output,
+        return_none_instead_of_grads,
+        backward_fn,
+        side_channel,
+        saved_tensors,
+        saved_other,
+        None,
+        flat_output,
         *flat_args,
     )
     # The inputs go along so that an output that is an input as it is does not become a leaf inside the graph.

@@ -30,6 +30,7 @@ through upstream's path; hits do not take timestamps.
 from __future__ import annotations
 
 import functools
+import operator
 import warnings
 import weakref
 
@@ -65,8 +66,21 @@ class CacheHit:
     runs (counters, the computation with grad mode as upstream has it, the autograd connection or the epilogue).
     ``call(args, kwargs)`` returns the jitted callable's result, or ``MISS`` / ``DECLINE`` as the guard decides."""
 
-    __slots__ = ("entry", "guard", "computation", "epilogue", "finish", "grad_off", "backward_fn", "region_call",
-                 "grad_free_region", "grad_free_on_layout", "entry_layout", "call", "source")
+    __slots__ = (
+        "entry",
+        "guard",
+        "computation",
+        "epilogue",
+        "finish",
+        "grad_off",
+        "backward_fn",
+        "region_call",
+        "grad_free_region",
+        "grad_free_on_layout",
+        "entry_layout",
+        "call",
+        "source",
+    )
 
     def __init__(self, entry, guard: Guard, runtime: dict, args=(), kwargs=None, outputs=None, constant_values=False):
         self.entry = entry
@@ -238,7 +252,7 @@ def _epilogue_shortcut(entry):
     params, value = tuple(epilogue.args), ret.args[0]
     if len(params) == 1 and value is params[0]:
         return "first"
-    if isinstance(value, tuple) and len(value) == len(params) and all(v is p for v, p in zip(value, params)):
+    if isinstance(value, tuple) and len(value) == len(params) and all(map(operator.is_, value, params)):
         return "all"
     return None
 
@@ -276,9 +290,9 @@ def calls_by_shape(hits):
     if position is None or len(shapes_at[position]) < 2:
         return None
     required = [hit.guard.arg_shapes.get(position) for hit in hits]
-    unshaped = tuple(hit.call for hit, shape in zip(hits, required) if shape is None)
+    unshaped = tuple(hit.call for hit, shape in zip(hits, required, strict=False) if shape is None)
     by_shape = {
-        shape: tuple(hit.call for hit, req in zip(hits, required) if req is None or req == shape)
+        shape: tuple(hit.call for hit, req in zip(hits, required, strict=False) if req is None or req == shape)
         for shape in shapes_at[position]
     }
     return position, by_shape, unshaped
@@ -421,7 +435,9 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
             # Not the caller's problem: the call went through upstream's path, and the entry stays there.
             reason = f"{type(e).__name__} while building the guard: {e}"
             state.unsupported.append(reason)
-            warnings.warn(f"thunder.fastpath: {reason}; this cache entry keeps upstream's path", GuardBuildWarning)
+            warnings.warn(
+                f"thunder.fastpath: {reason}; this cache entry keeps upstream's path", GuardBuildWarning, stacklevel=2
+            )
             return None
 
     def call_with_backward(entry, computation, epilogue, grad_off, inps, pro_to_epi):

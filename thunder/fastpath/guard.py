@@ -77,7 +77,7 @@ def tensor_matches(t, shape, device: str, dtype: torch.dtype, requires_grad: boo
     size = t.shape
     if len(size) != len(shape):
         return False
-    for d, ref in zip(size, shape):
+    for d, ref in zip(size, shape, strict=False):
         if ref is not None and not d == ref:  # compared as the prologue compares
             return False
     return str(t.device) == device and t.dtype == dtype and t.requires_grad == requires_grad
@@ -106,10 +106,10 @@ def check_tensors_slowly(tensors, specs, kinds):
     ``torch.vmap``, ``torch.func.grad`` or ``functionalize``, or leaked from them), whose storage pointer upstream's
     alias detection cannot read: upstream raises on them before trying any entry, so ``DECLINE``.
     """
-    for t, (shape, device, dtype, requires_grad) in zip(tensors, specs):
+    for t, (shape, device, dtype, requires_grad) in zip(tensors, specs, strict=False):
         if not tensor_matches(t, shape, device, dtype, requires_grad):
             return MISS
-    if any(type(t) is not typ or t.layout is not layout for t, (typ, layout) in zip(tensors, kinds)):
+    if any(type(t) is not typ or t.layout is not layout for t, (typ, layout) in zip(tensors, kinds, strict=False)):
         return DECLINE
     if not all(map(_storage_is_readable, tensors)):
         return DECLINE
@@ -201,7 +201,11 @@ class GuardBuilder:
 
     # -- helpers -----------------------------------------------------------------------------------
     def constant(self, value) -> str:
-        if value is None or type(value) in (bool, int, str) or (type(value) is float and value == value and abs(value) != float("inf")):
+        if (
+            value is None
+            or type(value) in (bool, int, str)
+            or (type(value) is float and value == value and abs(value) != float("inf"))
+        ):
             return repr(value)
         if isinstance(value, torch.dtype):
             return str(value)
@@ -295,8 +299,13 @@ class GuardBuilder:
             self.emit(f"({names},) = {args[0].name}.shape")
         elif sid == "check_tensor_metadata":
             self.check_tensor(*args)
-        elif sid in ("check_number_type_and_value", "check_string_value", "check_literal_like", "check_none",
-                     "check_slice_value"):
+        elif sid in (
+            "check_number_type_and_value",
+            "check_string_value",
+            "check_literal_like",
+            "check_none",
+            "check_slice_value",
+        ):
             self.check_value(sid, args)
         elif sid == PrimIDs.RETURN:
             self.returned = args[0]
@@ -440,8 +449,13 @@ class GuardBuilder:
         from thunder.core.dtypes import to_dtype
 
         expected = self.expected_state
-        keys = ("autocast_config_torch_enabled", "autocast_config_torch_cpu_enabled", "autocast_gpu_dtype",
-                "autocast_cpu_dtype", "autocast_thunder_dtype")
+        keys = (
+            "autocast_config_torch_enabled",
+            "autocast_config_torch_cpu_enabled",
+            "autocast_gpu_dtype",
+            "autocast_cpu_dtype",
+            "autocast_thunder_dtype",
+        )
         if any(k not in expected for k in keys):
             raise Unsupported("an entry made under autocast whose prologue checks part of the autocast state")
         cuda_on, cpu_on = expected["autocast_config_torch_enabled"], expected["autocast_config_torch_cpu_enabled"]
@@ -452,7 +466,7 @@ class GuardBuilder:
         gpu, cpu = by_name.get(expected["autocast_gpu_dtype"]), by_name.get(expected["autocast_cpu_dtype"])
         thunder_dtype = cpu if cpu_on else gpu
         if gpu is None or cpu is None or str(to_dtype(thunder_dtype)) != expected["autocast_thunder_dtype"]:
-            raise Unsupported("autocast dtypes {}".format({k: expected[k] for k in keys[2:]}))
+            raise Unsupported(f"autocast dtypes { ({k: expected[k] for k in keys[2:]}) }")
         self.autocast = ("cpu" if cpu_on else "cuda", to_dtype(thunder_dtype))
         self.globals["__get_autocast_dtype"] = torch.get_autocast_dtype
         return [
@@ -475,7 +489,10 @@ class GuardBuilder:
             first_name.setdefault(pos, name)
         if n_args is None or n_kwargs is None or len(first_name) != n_args + n_kwargs:
             return general
-        observed = {**{("args", i): v for i, v in enumerate(observed_args)}, **{("kwargs", k): v for k, v in observed_kwargs.items()}}
+        observed = {
+            **{("args", i): v for i, v in enumerate(observed_args)},
+            **{("kwargs", k): v for k, v in observed_kwargs.items()},
+        }
         unchecked = [name for name in first_name.values() if name not in self.checked]
         storages = [
             name
@@ -494,10 +511,16 @@ class GuardBuilder:
         if not unchecked:
             return distinct
         plain = " and ".join(f"type({name}) is torch.Tensor and {name}.layout is torch.strided" for name in unchecked)
-        return [f"if {plain}:", *(f"    {line}" for line in distinct or ["pass"]), "else:", *(f"    {line}" for line in general)]
+        return [
+            f"if {plain}:",
+            *(f"    {line}" for line in distinct or ["pass"]),
+            "else:",
+            *(f"    {line}" for line in general),
+        ]
 
-    def expected_aliasing(self, expected: str, first_name: dict, storages: list[str], n_kwargs: int,
-                          unchecked: list[str]) -> list[str]:
+    def expected_aliasing(
+        self, expected: str, first_name: dict, storages: list[str], n_kwargs: int, unchecked: list[str]
+    ) -> list[str]:
         """The fast form of the alias check for arguments that share storage (``f(x, x)``; self-attention's
         ``mha(q, q, q)``), without keywords (whose flattened order upstream's pytree decides) and with every
         argument's type established by the guard: the arguments of each expected group share one storage pointer,
@@ -578,7 +601,7 @@ def _tensors_once(specs, tensors):
     names with two specs keeps both (TensorGuards then fails, and the slow check decides)."""
     first_of: dict[int, _TensorSpec] = {}
     unique, same_as = [], []
-    for spec, t in zip(specs, tensors):
+    for spec, t in zip(specs, tensors, strict=False):
         first = first_of.setdefault(id(t), spec)
         if first is spec or first.metadata() != spec.metadata():
             unique.append(spec)
@@ -591,8 +614,19 @@ class Guard:
     """One cache entry's guard: its checks as source lines, compiled alone (``check``, for tests and benchmarks)
     and, by ``compile_with``, in front of the code that a hit runs (the fast path's per-entry function)."""
 
-    def __init__(self, checks, namespace, input_list, pro_to_epi, grad_enabled, no_grad_inputs,
-                 checks_noting_layout=None, tensor_names=(), arg_shapes=None, autocast=None):
+    def __init__(
+        self,
+        checks,
+        namespace,
+        input_list,
+        pro_to_epi,
+        grad_enabled,
+        no_grad_inputs,
+        checks_noting_layout=None,
+        tensor_names=(),
+        arg_shapes=None,
+        autocast=None,
+    ):
         self.checks = checks
         # The same checks, also setting `__same_layout`: every tensor has the sizes and strides of the call that the
         # guard was built from (None without tensors); `tensor_names`: the tensors that the guard checks.
@@ -669,8 +703,18 @@ def build_guard(prologue_trace, args, kwargs, *, thunder_module=None, compile_da
         for s in builder.tensors
         if s.name in builder.top_level and None not in s.shape
     }
-    return Guard(checks, builder.globals, input_list, pro_to_epi, builder.grad_enabled, no_grad_inputs,
-                 noting_layout, (s.name for s in builder.tensors), arg_shapes, builder.autocast)
+    return Guard(
+        checks,
+        builder.globals,
+        input_list,
+        pro_to_epi,
+        builder.grad_enabled,
+        no_grad_inputs,
+        noting_layout,
+        (s.name for s in builder.tensors),
+        arg_shapes,
+        builder.autocast,
+    )
 
 
 def _passes_tensor_check(t, spec: _TensorSpec) -> bool:

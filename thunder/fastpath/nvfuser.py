@@ -83,8 +83,17 @@ class _LayoutWithRepeats:
 class FusionRegion:
     """A drop-in for ``FusionDefinitionWrapper``, around the upstream wrapper that it holds."""
 
-    __slots__ = ("upstream", "name", "tensor_indices", "pick_tensors", "prepared", "first_prepared", "last_used",
-                 "last_inputs", "store_inputs")
+    __slots__ = (
+        "upstream",
+        "name",
+        "tensor_indices",
+        "pick_tensors",
+        "prepared",
+        "first_prepared",
+        "last_used",
+        "last_inputs",
+        "store_inputs",
+    )
 
     def __init__(self, upstream, tensor_indices: tuple[int, ...], n_inputs: int):
         self.upstream = upstream
@@ -187,9 +196,7 @@ def outputs_are_new(outputs, inputs) -> bool:
     """Whether no output is a view or one of the inputs: then the call (a region here, a computation in
     ``cache_hit.py``) made every output itself, and grad mode does not change them when no input requires grad (a
     view records the grad mode it was made in, which decides later in-place updates)."""
-    return not any(
-        isinstance(o, torch.Tensor) and (o._is_view() or any(o is i for i in inputs)) for o in outputs
-    )
+    return not any(isinstance(o, torch.Tensor) and (o._is_view() or any(o is i for i in inputs)) for o in outputs)
 
 
 class RegionCall(NamedTuple):
@@ -238,8 +245,16 @@ def single_region_call(trace, computation) -> RegionCall | None:
 
 # The rest of FusionDefinitionWrapper's interface, read from the upstream wrapper. Properties, not __getattr__: a
 # class with __getattr__ makes every attribute read in __call__ slower.
-for _name in ("get_fd", "to_descriptors", "use_cache", "cache_info", "cache_clear", "save_fake_inputs",
-              "enable_options", "disable_options"):
+for _name in (
+    "get_fd",
+    "to_descriptors",
+    "use_cache",
+    "cache_info",
+    "cache_clear",
+    "save_fake_inputs",
+    "enable_options",
+    "disable_options",
+):
     setattr(FusionRegion, _name, property(operator.attrgetter(f"upstream.{_name}")))
 del _name
 

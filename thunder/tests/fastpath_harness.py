@@ -38,7 +38,7 @@ def outcome(f, call: Call):
 def assert_bitwise(a, b):
     fa, fb = torch.utils._pytree.tree_flatten(a), torch.utils._pytree.tree_flatten(b)
     assert fa[1] == fb[1], "different output structure"
-    for x, y in zip(fa[0], fb[0]):
+    for x, y in zip(fa[0], fb[0], strict=False):
         if isinstance(x, torch.Tensor):
             assert isinstance(y, torch.Tensor) and x.dtype == y.dtype and x.shape == y.shape and x.layout == y.layout
             assert x.requires_grad == y.requires_grad

@@ -37,8 +37,14 @@ def views_of_one_storage():
 
 
 def test_aliased_inputs():
-    calls = [Call(fresh), Call(fresh, expect_fast=True), Call(same_twice, expect_fast=False),
-             Call(same_twice, expect_fast=True), Call(views_of_one_storage, expect_fast=True), Call(fresh, expect_fast=True)]
+    calls = [
+        Call(fresh),
+        Call(fresh, expect_fast=True),
+        Call(same_twice, expect_fast=False),
+        Call(same_twice, expect_fast=True),
+        Call(views_of_one_storage, expect_fast=True),
+        Call(fresh, expect_fast=True),
+    ]
 
     def f(a, b):
         a.mul_(2)
@@ -60,9 +66,12 @@ def test_aliased_keyword_arguments_in_any_order():
         return make
 
     calls = [
-        Call(keywords(*"abc")), Call(keywords(*"abc"), expect_fast=True),
-        Call(keywords(*"abc", alias=True), expect_fast=False), Call(keywords(*"abc", alias=True), expect_fast=True),
-        Call(keywords(*"bca", alias=True), expect_fast=True), Call(keywords(*"cba"), expect_fast=True),
+        Call(keywords(*"abc")),
+        Call(keywords(*"abc"), expect_fast=True),
+        Call(keywords(*"abc", alias=True), expect_fast=False),
+        Call(keywords(*"abc", alias=True), expect_fast=True),
+        Call(keywords(*"bca", alias=True), expect_fast=True),
+        Call(keywords(*"cba"), expect_fast=True),
     ]
     up, fast = run_differential(lambda **kw: kw["a"] * 2 + kw["b"] - kw["c"], calls)
     assert hits_misses(up) == (4, 2) and len(fast._lc_fastpath_state.hits) == 2
@@ -76,9 +85,14 @@ def test_aliasing_when_the_prologue_does_not_check_the_inputs():
     def parameter_and_tensor():  # not exactly torch.Tensor: upstream's alias check ignores it, so does the guard
         return (torch.nn.Parameter(t(5), requires_grad=False), t(5, seed=1)), {}
 
-    calls = [Call(fresh), Call(fresh, expect_fast=True), Call(same_twice, expect_fast=False),
-             Call(views_of_one_storage, expect_fast=True), Call(parameter_and_tensor, expect_fast=True),
-             Call(fresh, expect_fast=True)]
+    calls = [
+        Call(fresh),
+        Call(fresh, expect_fast=True),
+        Call(same_twice, expect_fast=False),
+        Call(views_of_one_storage, expect_fast=True),
+        Call(parameter_and_tensor, expect_fast=True),
+        Call(fresh, expect_fast=True),
+    ]
     transforms = [ExtractionOnlyPrologueTransform(skip_check_on_input_tensors=True)]
     _, fast = run_differential(lambda a, b: a * b, calls, transforms=transforms)
     source = fast._lc_fastpath_state.hits[-1].source
@@ -94,8 +108,10 @@ def test_prologue_without_checks_behaves_as_upstream():
 
     other_shape = lambda: ((t(2, 3), t(2, 3, seed=1)), {})
     other_dtype = lambda: ((t(5, dtype=torch.float64), t(5, seed=1)), {})
-    calls = [Call(fresh), *(Call(make, expect_fast=True)
-                            for make in (fresh, same_twice, views_of_one_storage, other_shape, other_dtype))]
+    calls = [
+        Call(fresh),
+        *(Call(make, expect_fast=True) for make in (fresh, same_twice, views_of_one_storage, other_shape, other_dtype)),
+    ]
     up, fast = run_differential(lambda a, b: a * b, calls, transforms=[PrunePrologueChecks(prune_all_checks=True)])
     assert hits_misses(fast) == (5, 1) and fast._lc_fastpath_state.unsupported == []
 
@@ -150,6 +166,7 @@ def test_one_tensor_under_two_names_takes_the_tensor_guard(device, executors, mo
     up, fast = run_differential(lambda a, b: a * b + a, calls, executors=executors)
     assert slow_checks == []
     assert not compare_call(up, fast, Call(fresh)) and len(slow_checks) == 1
+
     # Self-attention: one tensor as query, key and value of nn.MultiheadAttention.
     def self_attention():
         q = torch.randn(1, 4, 8, generator=torch.Generator().manual_seed(0)).to(device)
@@ -206,7 +223,11 @@ def test_torch_func_transforms_behave_as_upstream(n_inputs, make, through):
 def test_empty_tensors_count_as_aliased_like_upstream():
     # Upstream groups tensors by storage pointer, and every empty storage's pointer is 0.
     empty_pair = lambda: ((torch.empty(0), torch.empty(0)), {})
-    calls = [Call(empty_pair), Call(empty_pair, expect_fast=True), Call(lambda: ((t(0), t(0, seed=1)), {}), expect_fast=True)]
+    calls = [
+        Call(empty_pair),
+        Call(empty_pair, expect_fast=True),
+        Call(lambda: ((t(0), t(0, seed=1)), {}), expect_fast=True),
+    ]
     run_differential(lambda a, b: a + b, calls)
 
 
@@ -269,7 +290,7 @@ def test_tensors_without_strides_keep_upstreams_path():
         "coo": lambda: eye().to_sparse(),
     }
     for name, make in kinds.items():
-        one = lambda: ((make(),), {})
+        one = lambda make=make: ((make(),), {})
         meta = lambda: ((torch.empty(4, 4, device="meta"),), {})  # another entry first: its guard misses on `make`
         guarded = name == "coo"
         calls = [Call(meta), Call(meta, expect_fast=True), Call(one, expect_fast=False), Call(one, expect_fast=guarded)]
@@ -287,11 +308,12 @@ def test_an_entry_made_for_tensors_of_another_layout_behaves_as_upstream():
     eye = lambda: torch.eye(4) * 3
     conversions = [torch.Tensor.to_sparse] + ([torch.Tensor.to_mkldnn] if torch.backends.mkldnn.is_available() else [])
     for convert in conversions:
-        def same_tensor_twice():
+
+        def same_tensor_twice(convert=convert):
             x = convert(eye())
             return (x, x), {}
 
-        def two_tensors():
+        def two_tensors(convert=convert):
             return (convert(eye()), convert(eye() * 2)), {}
 
         def strided_twice():

@@ -91,8 +91,13 @@ def test_hits_under_autocast(device, executors):
 
     make = lambda: ((t(8, 8).to(device), t(8, 8, seed=1).to(device)), {})
     # The autocast and grad mode that the caller finds after the call, inside its context.
-    and_state = lambda f: lambda *a, **k: (
-        f(*a, **k), torch.is_autocast_enabled(device), torch.get_autocast_dtype(device), torch.is_grad_enabled()
+    and_state = lambda f: (
+        lambda *a, **k: (
+            f(*a, **k),
+            torch.is_autocast_enabled(device),
+            torch.get_autocast_dtype(device),
+            torch.is_grad_enabled(),
+        )
     )
     calls = [
         Call(make, ctx=bf16, expect_fast=False),
@@ -144,8 +149,13 @@ def test_training_under_autocast(device, executors):
 
 def test_default_dtype():
     make = lambda: ((t(3),), {})
-    calls = [Call(make), Call(make, expect_fast=True), Call(make, ctx=float64_default, expect_fast=False),
-             Call(make, ctx=float64_default, expect_fast=True), Call(make, expect_fast=True)]
+    calls = [
+        Call(make),
+        Call(make, expect_fast=True),
+        Call(make, ctx=float64_default, expect_fast=False),
+        Call(make, ctx=float64_default, expect_fast=True),
+        Call(make, expect_fast=True),
+    ]
     run_differential(lambda a: a + torch.arange(3), calls)
 
 
@@ -275,12 +285,17 @@ def test_other_executors_keep_the_grad_switch():
     fast = thunder.jit(f, fastpath=True, executors=[torch_compile_ex])
     for _ in range(3):
         run_both(up, fast, t(8, 8), t(8, 8, seed=1))
-    assert "torchcompile" in {getattr(b.sym.executor, "name", None) for b in thunder.last_traces(fast)[-1].bound_symbols}
+    assert "torchcompile" in {
+        getattr(b.sym.executor, "name", None) for b in thunder.last_traces(fast)[-1].bound_symbols
+    }
     assert newest_hit(fast).grad_off and not newest_hit(fast).grad_free_on_layout
 
 
 def test_grad_switch_kept_where_an_input_requires_grad_or_grad_mode_is_off():
-    cases = [(lambda a: a * 2, (t(2, 3, requires_grad=True),)), (lambda a, b: a * b, (t(2, 3), t(2, 3, requires_grad=True)))]
+    cases = [
+        (lambda a: a * 2, (t(2, 3, requires_grad=True),)),
+        (lambda a, b: a * b, (t(2, 3), t(2, 3, requires_grad=True))),
+    ]
     for fn, args in cases:
         fast = thunder.jit(fn, fastpath=True)
         fast(*args)
@@ -295,8 +310,9 @@ def test_grad_switch_kept_where_an_input_requires_grad_or_grad_mode_is_off():
 def test_computations_keep_grad_mode_only_on_the_guards_layout(device, executors):
     # The grad-mode rule of computations that are not one region call, on the torch executor and on CUDA with
     # nvFuser regions around a sort (which nvFuser leaves to torch). Each entry is guarded after a call with a
-    # transposed input; a contiguous one may turn a copy into a view (the reshape). Where the first call's outputs were all new, grad mode stays on
-    # inside the computation on the transposed input and is switched off on the contiguous one; else always off.
+    # transposed input; a contiguous one may turn a copy into a view (the reshape). Where the first call's outputs
+    # were all new, grad mode stays on inside the computation on the transposed input and is switched off on the
+    # contiguous one; else always off.
     candidates = [
         lambda a: torch.sort(a.sin(), dim=-1)[0].cos(),
         lambda a: (torch.sort(a.sin(), dim=-1)[0].cos(), a.reshape(-1)),

@@ -134,8 +134,11 @@ def test_training_hits_connect_to_autograd_like_upstream(device, executors, back
     fast = thunder.jit(two_layers, fastpath=True, executors=executors)
 
     def make():
-        return (t(3, 4, seed=0, requires_grad=True).to(device), t(4, 5, seed=1, requires_grad=True).to(device),
-                t(2, 3, seed=2, requires_grad=True).to(device))
+        return (
+            t(3, 4, seed=0, requires_grad=True).to(device),
+            t(4, 5, seed=1, requires_grad=True).to(device),
+            t(2, 3, seed=2, requires_grad=True).to(device),
+        )
 
     for i in range(3):
         rng = torch.get_rng_state()
@@ -165,8 +168,11 @@ def test_training_hits_without_split_autograd_keep_upstreams_function():
     for _ in range(3):
         took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
         theirs, ours = (
-            training_outcome(f, [t(3, 4, requires_grad=True), t(4, 5, seed=1, requires_grad=True), t(2, 3, seed=2)],
-                             lambda out: out.sum().backward())
+            training_outcome(
+                f,
+                [t(3, 4, requires_grad=True), t(4, 5, seed=1, requires_grad=True), t(2, 3, seed=2)],
+                lambda out: out.sum().backward(),
+            )
             for f in (up, fast)
         )
         assert_bitwise(theirs.values, ours.values)

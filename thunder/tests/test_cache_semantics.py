@@ -217,14 +217,21 @@ def test_symbolic_values():
     def f(a, n):
         return a * n + a.shape[0]
 
-    calls = [Call(lambda: ((t(3), 2), {})), Call(lambda: ((t(3), 5), {})), Call(lambda: ((t(7), 5), {})),
-             Call(lambda: ((t(7, dtype=torch.float64), 1), {})), Call(lambda: ((t(2), 9), {}))]
+    calls = [
+        Call(lambda: ((t(3), 2), {})),
+        Call(lambda: ((t(3), 5), {})),
+        Call(lambda: ((t(7), 5), {})),
+        Call(lambda: ((t(7, dtype=torch.float64), 1), {})),
+        Call(lambda: ((t(2), 9), {})),
+    ]
     up, fast = run_differential(f, calls, cache="symbolic values")
     assert thunder.cache_hits(fast) >= 2
     # Under "symbolic values" upstream 0.2.6 does not check a torch.Size argument's values either: reshaping to (3, 2)
     # after (2, 3) hits the first entry and returns (2, 3) (found by session 41's argument_kinds_probe.py).
-    calls = [Call(lambda s=s: ((t(6), torch.Size(s)), {}), expect_fast=expect) for s, expect in
-             [((2, 3), False), ((2, 3), True), ((3, 2), True)]]
+    calls = [
+        Call(lambda s=s: ((t(6), torch.Size(s)), {}), expect_fast=expect)
+        for s, expect in [((2, 3), False), ((2, 3), True), ((3, 2), True)]
+    ]
     up, _ = run_differential(lambda a, s: a.reshape(s), calls, cache="symbolic values")
     assert up(t(6), torch.Size([3, 2])).shape == (2, 3)  # upstream's stale entry; when this fails, upstream changed
 
@@ -271,8 +278,12 @@ def test_bad_input_raises_like_upstream():
 
 
 def test_device_argument():
-    with_device = lambda d: (lambda: ((t(3), torch.device(d)), {}))
-    calls = [Call(with_device("cpu")), Call(with_device("cpu"), expect_fast=True), Call(with_device("meta"), expect_fast=False)]
+    with_device = lambda d: lambda: ((t(3), torch.device(d)), {})
+    calls = [
+        Call(with_device("cpu")),
+        Call(with_device("cpu"), expect_fast=True),
+        Call(with_device("meta"), expect_fast=False),
+    ]
     run_differential(lambda a, d: a.to(d) * 2, calls)
 
 
@@ -375,6 +386,7 @@ def test_the_index_follows_the_argument_whose_shape_changes():
 
     sizes = [1, 2, 3, 4]
     for by_keyword in (False, True):
+
         def make(n, by_keyword=by_keyword):
             return ((), {"a": t(2), "b": t(n)}) if by_keyword else ((t(2), t(n)), {})
 
@@ -420,8 +432,13 @@ def test_thunder_transforms_that_change_the_prologue_or_the_computation(transfor
     # Transforms rewrite the prologue (fewer checks: upstream then reuses entries for inputs that do not fit them, and
     # so must the fast path) or the computation; the guard is built from the prologue as transformed.
     same = lambda n: lambda: ((t(3, n), t(3, n, seed=1), 2), {})
-    calls = [Call(same(4)), Call(same(4)), Call(same(5)), Call(lambda: ((t(3, 4, dtype=torch.float64), t(3, 4), 3), {})),
-             Call(same(4))]
+    calls = [
+        Call(same(4)),
+        Call(same(4)),
+        Call(same(5)),
+        Call(lambda: ((t(3, 4, dtype=torch.float64), t(3, 4), 3), {})),
+        Call(same(4)),
+    ]
     if subject == "function":
         fn = lambda a, b, n: a * n + b
     else:
@@ -440,10 +457,14 @@ def test_materialization_transform_of_a_module_made_on_the_meta_device():
     with torch.device("meta"):
         meta_linear = torch.nn.Linear(4, 3)
     state_dict = torch.nn.Linear(4, 3).state_dict()
-    inits = [MaterializationTransform.init_from_original_module_init(),
-             MaterializationTransform.init_from_original_state_dict(state_dict)]
-    calls = [Call(lambda n=n, d=d: ((t(n, 4, dtype=d),), {})) for n, d in
-             [(2, torch.float32), (2, torch.float32), (5, torch.float32), (2, torch.float64), (2, torch.float32)]]
+    inits = [
+        MaterializationTransform.init_from_original_module_init(),
+        MaterializationTransform.init_from_original_state_dict(state_dict),
+    ]
+    calls = [
+        Call(lambda n=n, d=d: ((t(n, 4, dtype=d),), {}))
+        for n, d in [(2, torch.float32), (2, torch.float32), (5, torch.float32), (2, torch.float64), (2, torch.float32)]
+    ]
     for init in inits:
         jitted = {}
         for fastpath in (False, True):

@@ -41,7 +41,9 @@ class TestGeneratedGuards(expecttest.TestCase):
     def test_function_guard(self):
         fast = thunder.jit(lambda a, b, n: a * b + n)
         fast(t(2, 3), t(2, 3), 3)
-        self.assertExpectedInline(hit_source(fast), """\
+        self.assertExpectedInline(
+            hit_source(fast),
+            """\
 def hit(args, kwargs):
     try:
         if not (len(args) == 3): return __MISS
@@ -74,13 +76,16 @@ def hit(args, kwargs):
         return __computation(a, b, )[0]
     finally:
         __set_grad_enabled(True)
-""")
+""",
+        )
 
     def test_module_guard(self):
         fast = thunder.jit(torch.nn.Linear(4, 2))
         with torch.no_grad():
             fast(t(3, 4))
-        self.assertExpectedInline(hit_source(fast), """\
+        self.assertExpectedInline(
+            hit_source(fast),
+            """\
 def hit(args, kwargs):
     try:
         if not (len(args) == 1): return __MISS
@@ -120,7 +125,8 @@ def hit(args, kwargs):
     __cs.cache_hits += 1
     if __publication.entry is not __entry: __publish(__entry)
     return __computation(input, t_bias, t_weight, )[0]
-""")
+""",
+        )
 
     def test_autocast_entry_hit(self):
         # An entry made under autocast: its state checked, the push that upstream makes per call, and the computation
@@ -131,7 +137,9 @@ def hit(args, kwargs):
         hit = fast._lc_fastpath_state.hits[0]
         assert hit.computation is hit.entry.computation_fn.__wrapped__  # no_autocast's layer, not no_grad's
         assert hit.computation.__code__.co_name == "no_autocast_fn"
-        self.assertExpectedInline(hit_source(fast), """\
+        self.assertExpectedInline(
+            hit_source(fast),
+            """\
 def hit(args, kwargs):
     try:
         if not (len(args) == 2): return __MISS
@@ -162,7 +170,8 @@ def hit(args, kwargs):
         return __computation(a, b, )[0]
     finally:
         __set_grad_enabled(True)
-""")
+""",
+        )
 
 
 def test_guard_declines_tensor_subclasses():
@@ -188,8 +197,14 @@ def test_tensor_guards_behave_as_the_guards_rely_on():
     assert any_strides.check(t(2, 3, seed=1)) and any_strides.check(transposed)
     assert pinned_strides.check(t(2, 3, seed=1)) and not pinned_strides.check(transposed)
     assert symbolic_dim.check(t(5, 3)) and not symbolic_dim.check(t(5, 4))
-    for other in (t(3, 2), t(2, 3, 1), t(2, 3, dtype=torch.float64), t(2, 3, requires_grad=True),
-                  torch.nn.Parameter(t(2, 3), requires_grad=False), torch.zeros(2, 3, device="meta")):
+    for other in (
+        t(3, 2),
+        t(2, 3, 1),
+        t(2, 3, dtype=torch.float64),
+        t(2, 3, requires_grad=True),
+        torch.nn.Parameter(t(2, 3), requires_grad=False),
+        torch.zeros(2, 3, device="meta"),
+    ):
         assert not any_strides.check(other), other
     with torch.inference_mode():
         assert not any_strides.check(torch.zeros(2, 3))  # other dispatch keys
@@ -230,14 +245,27 @@ def test_tensor_matches_agrees_with_the_prologues_check():
     with tracectx(TraceCtx()):
         symbolic = IntegerProxy(name="s0", value=2)
     candidates = [
-        torch.ones(2, 3), torch.ones(3, 3), torch.ones(1, 3), torch.ones(2, 4), torch.ones(2, 2), torch.ones(2),
+        torch.ones(2, 3),
+        torch.ones(3, 3),
+        torch.ones(1, 3),
+        torch.ones(2, 4),
+        torch.ones(2, 2),
+        torch.ones(2),
         torch.ones(2, 3, 1),
-        torch.ones(2, 3, dtype=torch.float64), torch.ones(2, 3, requires_grad=True), torch.ones(2, 3, device="meta"),
-        torch.nn.Parameter(torch.ones(2, 3), requires_grad=False), torch.ones(3, 2).T, [[1.0] * 3] * 2, None, 2.0,
+        torch.ones(2, 3, dtype=torch.float64),
+        torch.ones(2, 3, requires_grad=True),
+        torch.ones(2, 3, device="meta"),
+        torch.nn.Parameter(torch.ones(2, 3), requires_grad=False),
+        torch.ones(3, 2).T,
+        [[1.0] * 3] * 2,
+        None,
+        2.0,
     ]
     specs = [
-        ((2, 3), "cpu", torch.float32, False), ((None, 3), "cpu", torch.float32, False),
-        ((2, None), "cpu", torch.float64, False), ((2, 3), "cpu", torch.float32, True),
+        ((2, 3), "cpu", torch.float32, False),
+        ((None, 3), "cpu", torch.float32, False),
+        ((2, None), "cpu", torch.float64, False),
+        ((2, 3), "cpu", torch.float32, True),
         ((2, 3), "meta", torch.float32, False),
     ]
     outcomes = set()

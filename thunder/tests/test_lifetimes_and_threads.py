@@ -79,9 +79,14 @@ def test_inputs_and_outputs_are_freed_at_once_like_upstream(device, executors):
     # Thunder's cache with a layout that an nvFuser region has not seen (it prepares another definition); the calls
     # with an input that requires grad keep tensors for backward in their outputs' graph, freed with the outputs.
     calls = [  # (grad mode, kind of `a`, hit): misses compile, hits reuse
-        (True, "contiguous", False), (True, "contiguous", True), (True, "strided", True),
-        (False, "contiguous", False), (False, "strided", True), (False, "contiguous", True),
-        (True, "requires_grad", False), (True, "requires_grad", True),
+        (True, "contiguous", False),
+        (True, "contiguous", True),
+        (True, "strided", True),
+        (False, "contiguous", False),
+        (False, "strided", True),
+        (False, "contiguous", True),
+        (True, "requires_grad", False),
+        (True, "requires_grad", True),
     ]
     n_hits = sum(hit for *_, hit in calls)
     freed = {}
@@ -91,7 +96,11 @@ def test_inputs_and_outputs_are_freed_at_once_like_upstream(device, executors):
         refs = []
         with cycle_collector_off():
             for grad, kind, _ in calls:
-                a = t(6).to(device)[::2] if kind == "strided" else t(3, requires_grad=kind == "requires_grad").to(device)
+                a = (
+                    t(6).to(device)[::2]
+                    if kind == "strided"
+                    else t(3, requires_grad=kind == "requires_grad").to(device)
+                )
                 b = t(3, seed=1).to(device)
                 with torch.set_grad_enabled(grad):
                     out, module_out = fn(a, b), module(a)

@@ -98,7 +98,9 @@ def test_module_call_honours_hooks_and_instance_forward():
 
     both(False)
     both(True)
-    handles = [m.register_forward_pre_hook(lambda mod, args: seen.append(("pre", type(mod).__name__))) for m in (up, fast)]
+    handles = [
+        m.register_forward_pre_hook(lambda mod, args: seen.append(("pre", type(mod).__name__))) for m in (up, fast)
+    ]
     handles += [m.register_forward_hook(lambda mod, args, out: out * 2) for m in (up, fast)]  # changes the result
     both(True)  # the hooks run around a cache hit
     assert seen == [("pre", "ThunderModule"), ("pre", "FastThunderModule")]
@@ -196,7 +198,7 @@ def test_data_parallel_grad_sync_skipping_like_upstream(tmp_path):
     finally:
         tdist.destroy_process_group()
     assert [r[0] for r in rows[True]] == [r[0] for r in rows[False]] == [(0, 1), (1, 1), (1, 2), (2, 2), (3, 2)]
-    for (_, up), (_, fast) in zip(rows[False], rows[True]):
+    for (_, up), (_, fast) in zip(rows[False], rows[True], strict=False):
         assert_bitwise(up, fast)
 
 
@@ -252,8 +254,11 @@ def test_other_kinds_of_callables(make, mutate, served_fast):
     obj, fn = make()  # one object for both systems: run_differential jits the same callable twice
     x = input_4x3
     calls = [
-        Call(x), Call(x, expect_fast=served_fast),
-        Call(after(lambda: mutate(obj))), Call(x, expect_fast=served_fast), Call(x, expect_fast=served_fast),
+        Call(x),
+        Call(x, expect_fast=served_fast),
+        Call(after(lambda: mutate(obj))),
+        Call(x, expect_fast=served_fast),
+        Call(x, expect_fast=served_fast),
     ]
     _, fast = run_differential(fn, calls)
     assert thunder.cache_hits(fast) >= 3  # calls 1, 3 and 4 at least (2 too where the mutation keeps the key)
@@ -268,11 +273,15 @@ def test_module_forward_jitted_as_a_function():
     x = input_4x3
     frozen_weight = lambda: setattr(m, "weight", torch.nn.Parameter(t(2, 3, seed=2), requires_grad=False))
     calls = [
-        Call(x), Call(x, expect_fast=True),
-        Call(after(m.eval)), Call(x, expect_fast=True),
+        Call(x),
+        Call(x, expect_fast=True),
+        Call(after(m.eval)),
+        Call(x, expect_fast=True),
         Call(after(m.train), expect_fast=True),  # the first entry again
-        Call(after(frozen_weight)), Call(x, expect_fast=True),
-        Call(after(lambda: setattr(m, "bias", None))), Call(x, expect_fast=True),
+        Call(after(frozen_weight)),
+        Call(x, expect_fast=True),
+        Call(after(lambda: setattr(m, "bias", None))),
+        Call(x, expect_fast=True),
     ]
     _, fast = run_differential(m.forward, calls)
     assert not fast._lc_fastpath_state.unsupported

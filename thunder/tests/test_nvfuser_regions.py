@@ -105,10 +105,18 @@ def test_fusion_region_picks_the_definition_by_layout_without_a_gpu():
     up = FakeWrapper()
     region = FusionRegion(up, (0, 1, 2), 3)
     other = torch.randn(4, 6)[:, ::2]  # the layout of strided, another tensor
-    calls = [((strided, strided, param), False), ((strided, strided, param), True), ((contiguous, contiguous, param), False),
-             ((contiguous, contiguous, param), True), ((strided, strided, param), True),  # back to the first layout
-             ((strided, other, param), False), ((strided, other, param), True), ((strided, strided, param), True),
-             ((param, strided, param), False), ((param, strided, param), True)]
+    calls = [
+        ((strided, strided, param), False),
+        ((strided, strided, param), True),
+        ((contiguous, contiguous, param), False),
+        ((contiguous, contiguous, param), True),
+        ((strided, strided, param), True),  # back to the first layout
+        ((strided, other, param), False),
+        ((strided, other, param), True),
+        ((strided, strided, param), True),
+        ((param, strided, param), False),
+        ((param, strided, param), True),
+    ]
     for args, direct in calls:
         up.log.clear()
         out = region(*args)
@@ -170,7 +178,9 @@ LAYOUTS = list(layouts_4x6())
 
 
 @hypothesis.settings(deadline=None, max_examples=40, suppress_health_check=list(hypothesis.HealthCheck))
-@hypothesis.given(st.lists(st.tuples(st.sampled_from(LAYOUTS), st.sampled_from(LAYOUTS + ["same"])), min_size=1, max_size=10))
+@hypothesis.given(
+    st.lists(st.tuples(st.sampled_from(LAYOUTS), st.sampled_from(LAYOUTS + ["same"])), min_size=1, max_size=10)
+)
 def test_fusion_region_generated_layout_sequences_without_a_gpu(sequence):
     # Whatever the order of layouts, the region runs the definition that upstream's descriptor cache gives for
     # the call's inputs ("same": the first tensor passed twice).
@@ -199,7 +209,9 @@ class Issue1657(torch.nn.Module):
 
 def issue1657_input(device="cuda"):
     """The input of Lightning-AI/lightning-thunder#1657: a 400×400 int64 view with strides (800, 2)."""
-    return torch.testing.make_tensor((319999,), dtype=torch.int64, device=device, low=3, high=9).as_strided((400, 400), (800, 2))
+    return torch.testing.make_tensor((319999,), dtype=torch.int64, device=device, low=3, high=9).as_strided(
+        (400, 400), (800, 2)
+    )
 
 
 @requires_nvfuser
@@ -247,7 +259,9 @@ class TestGeneratedRegionHit(expecttest.TestCase):
         x = torch.testing.make_tensor((400, 400), dtype=torch.int64, device="cuda", low=3, high=9)
         fast = thunder.jit(Issue1657(), fastpath=True, executors=["nvfuser"])
         fast(x)
-        self.assertExpectedInline(hit_source(fast), """\
+        self.assertExpectedInline(
+            hit_source(fast),
+            """\
 def hit(args, kwargs):
     try:
         if not (len(args) == 1): return __MISS
@@ -278,7 +292,8 @@ def hit(args, kwargs):
         return tuple(__computation(x, ))
     finally:
         __set_grad_enabled(True)
-""")
+""",
+        )
 
 
 class CountingLayoutCheck:
@@ -424,7 +439,11 @@ _layout_pair = {}  # one upstream/fast pair for all generated examples: their re
 @requires_nvfuser
 @hypothesis.settings(deadline=None, max_examples=12, suppress_health_check=list(hypothesis.HealthCheck))
 @hypothesis.given(
-    st.lists(st.tuples(st.sampled_from(LAYOUTS), st.sampled_from(["contiguous", "transposed", "same"])), min_size=1, max_size=6)
+    st.lists(
+        st.tuples(st.sampled_from(LAYOUTS), st.sampled_from(["contiguous", "transposed", "same"])),
+        min_size=1,
+        max_size=6,
+    )
 )
 def test_nvfuser_generated_layout_sequences(sequence):
     if not _layout_pair:
@@ -537,7 +556,11 @@ def test_nvfuser_options_reach_the_executor_like_upstream(monkeypatch):
     seen = {}
     for fastpath, jitted in ((False, up), (True, fast)):
         calls = []  # FusionExecutorCache is created at a region's first call, each one logging into this list
-        monkeypatch.setattr(nvfuser_direct, "FusionExecutorCache", lambda fusion: RecordingExecutorCache(real, calls, fusion))
+        monkeypatch.setattr(
+            nvfuser_direct,
+            "FusionExecutorCache",
+            lambda fusion: RecordingExecutorCache(real, calls, fusion),  # noqa: B023  (used in this iteration)
+        )
         outputs = [jitted(x) for x in (a, a, a, transposed, transposed, a)]
         keywords = [(kw.get("device"), kw.get("_enable_options", []), kw.get("_disable_options", [])) for kw in calls]
         seen[fastpath] = outputs, hits_misses(jitted), keywords, [type(r) for r in fusion_regions(jitted)]

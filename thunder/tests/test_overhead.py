@@ -218,13 +218,14 @@ def test_jitted_callable_called_by_another_while_it_is_traced():
         for inner in (inner_fn, inner_module):
             inner(a), inner(a)  # entries (and guards) exist before the outer function is traced
         tensorless(3), tensorless(3)
-        outer = thunder.jit(lambda a, n: inner_module(inner_fn(a)) * tensorless(n) + 1, fastpath=fastpath)
+        # The lambda reads this iteration's callables (binding them as defaults would change what is traced).
+        outer = thunder.jit(lambda a, n: inner_module(inner_fn(a)) * tensorless(n) + 1, fastpath=fastpath)  # noqa: B023
         rows = []
         for n in (3, 3, 4, 3):
             out = outer(a, n)
             rows.append((out, [hits_misses(f) for f in (outer, inner_fn, inner_module, tensorless)]))
         observed[fastpath] = rows
-    for (out_up, counts_up), (out_fast, counts_fast) in zip(observed[False], observed[True]):
+    for (out_up, counts_up), (out_fast, counts_fast) in zip(observed[False], observed[True], strict=False):
         assert_bitwise(out_up, out_fast)
         assert counts_up == counts_fast
     assert observed[True][-1][1][0] == (2, 2)  # the outer function hit twice

@@ -31,9 +31,13 @@ def test_a_call_under_autocast_changes_later_compilations_like_upstream():
     # calls do, so both stacks grow alike (sessions 42 and 43).
     bf16 = lambda: torch.autocast("cpu", dtype=torch.bfloat16)
     square = lambda n: lambda: ((t(n, n), t(n, n, seed=1)), {})
-    calls = [Call(square(4)), Call(square(4), ctx=bf16, expect_fast=False),
-             Call(square(4), ctx=bf16, expect_fast=True), Call(square(3), expect_fast=False),
-             Call(square(3), expect_fast=True)]
+    calls = [
+        Call(square(4)),
+        Call(square(4), ctx=bf16, expect_fast=False),
+        Call(square(4), ctx=bf16, expect_fast=True),
+        Call(square(3), expect_fast=False),
+        Call(square(3), expect_fast=True),
+    ]
     up, fast = run_differential(lambda a, b: a @ b, calls)
     for jitted in (up, fast):
         assert len(thunder.compile_data(jitted).autocast_stack.stack) == 2  # one push per call under autocast
@@ -47,18 +51,30 @@ def test_values_that_upstream_does_not_check_behave_as_upstream():
     # and returns float64, and the tensor call hits the None entry and returns `a`, on both paths. The fast path
     # cannot be stricter: a miss falls back to upstream's lookup, which takes the same entry. The fix belongs in
     # upstream's prologue generation.
-    with_dtype = lambda d: (lambda: ((t(3), d), {}))
-    calls = [Call(with_dtype(torch.float64)), Call(with_dtype(torch.float64), expect_fast=True),
-             Call(with_dtype(torch.float16), expect_fast=True), Call(with_dtype(torch.float64), expect_fast=True)]
+    with_dtype = lambda d: lambda: ((t(3), d), {})
+    calls = [
+        Call(with_dtype(torch.float64)),
+        Call(with_dtype(torch.float64), expect_fast=True),
+        Call(with_dtype(torch.float16), expect_fast=True),
+        Call(with_dtype(torch.float64), expect_fast=True),
+    ]
     up, _ = run_differential(lambda a, d: a.to(d), calls)
     assert up(t(3), torch.float16).dtype is torch.float64  # upstream's stale entry; when this fails, upstream changed
-    with_none = lambda o: (lambda: ((t(3), o), {}))
-    calls = [Call(with_none(None)), Call(with_none(None), expect_fast=True), Call(with_none(t(3, seed=1)), expect_fast=True)]
+    with_none = lambda o: lambda: ((t(3), o), {})
+    calls = [
+        Call(with_none(None)),
+        Call(with_none(None), expect_fast=True),
+        Call(with_none(t(3, seed=1)), expect_fast=True),
+    ]
     run_differential(lambda a, o: a if o is None else a + o, calls)
     # Nor an index that is None or Ellipsis (found by the OpInfo search's getitem, BENCHMARKS.md session 25): x[0]
     # after x[...] hits the Ellipsis entry and returns all of x.
-    with_index = lambda k: (lambda: ((t(3, 4), k), {}))
-    calls = [Call(with_index(Ellipsis)), Call(with_index(0), expect_fast=True), Call(with_index(None), expect_fast=True)]
+    with_index = lambda k: lambda: ((t(3, 4), k), {})
+    calls = [
+        Call(with_index(Ellipsis)),
+        Call(with_index(0), expect_fast=True),
+        Call(with_index(None), expect_fast=True),
+    ]
     up, _ = run_differential(lambda a, k: a[k], calls)
     assert up(t(3, 4), 0).shape == (3, 4)  # upstream's stale entry; when this fails, upstream changed
     # Nor a bytes, set or range argument's contents, nor the order of a dict argument's keys (found by session 41's
@@ -68,8 +84,13 @@ def test_values_that_upstream_does_not_check_behave_as_upstream():
         ("bytes", n_times, b"ab", b"abc", 2 * t(3)),
         ("set", n_times, {1, 2}, {1, 2, 3}, 2 * t(3)),
         ("range", lambda a, r: a * sum(r), range(3), range(4), 3 * t(3)),
-        ("dict order", lambda a, d: torch.cat([a, *d.values()]), {"b": t(1, seed=1), "c": t(1, seed=2)},
-         {"c": t(1, seed=2), "b": t(1, seed=1)}, torch.cat([t(3), t(1, seed=1), t(1, seed=2)])),
+        (
+            "dict order",
+            lambda a, d: torch.cat([a, *d.values()]),
+            {"b": t(1, seed=1), "c": t(1, seed=2)},
+            {"c": t(1, seed=2), "b": t(1, seed=1)},
+            torch.cat([t(3), t(1, seed=1), t(1, seed=2)]),
+        ),
     ]:
         calls = [Call(lambda v=first: ((t(3), v), {})), Call(lambda v=second: ((t(3), v), {}), expect_fast=True)]
         up, _ = run_differential(fn, calls)
@@ -180,4 +201,4 @@ def test_property_reads_on_hits_like_upstream():
     assert len(f._lc_fastpath_state.hits) == 2  # both entries guarded: a hit that a guard declined would read twice
     up, fast = reads[False], reads[True]
     assert [fast[i] for i in (1, 2, 4)] == [up[i] for i in (1, 2, 4)] == [1, 1, 1], (up, fast)
-    assert all(n_fast >= n_up for n_fast, n_up in zip(fast, up)), (up, fast)
+    assert all(n_fast >= n_up for n_fast, n_up in zip(fast, up, strict=False)), (up, fast)
