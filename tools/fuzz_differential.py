@@ -200,7 +200,7 @@ def main() -> None:
                 st.sampled_from(["constant values", "symbolic values"]),
                 call_pool(strategies),
                 st.lists(st.integers(0, len(strategies)), max_size=6),
-            )(functools.partial(check, tally=tally))
+            )(lambda function, cache, pool, order: check(function, cache, pool, order, tally))
         )
     )
     start = time.time()

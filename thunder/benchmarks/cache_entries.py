@@ -31,9 +31,9 @@ from dataclasses import asdict, dataclass
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import small_graph  # noqa: E402  (timing, output comparison, fast-path state; it imports thunder.fastpath)
-
 import thunder  # noqa: E402
+
+import small_graph  # noqa: E402  (timing, output comparison, fast-path state; it imports thunder.fastpath)
 
 
 def two_inputs(a, b):

@@ -21,10 +21,10 @@ import timeit
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import small_graph  # noqa: E402
-
 import thunder  # noqa: E402
 from thunder.fastpath.nvfuser import FusionRegion  # noqa: E402
+
+import small_graph  # noqa: E402
 
 
 def jit_and_hit(case):
@@ -46,7 +46,7 @@ def pieces_of(case):
         pieces["fast callable (no module __call__)"] = lambda: fast(*args)
     pieces["hit function (guard + call)"] = lambda: call(args, {})
     pieces["guard"] = lambda: check(args, {})
-    if hit.grad_off:
+    if hit.made_with_grad:
         # small_graph's "computation" system: with the grad switch where the hit makes one (a single nvFuser region
         # whose outputs are new, or a computation whose outputs are new on the guard's layout, leaves grad mode as
         # it is: cache_hit.py)
@@ -67,7 +67,7 @@ def pieces_of(case):
         if region.same_layout is not None:
             layout_args = region_args if region.pick_tensors is None else region.pick_tensors(region_args)
             pieces["region's layout check"] = lambda: region.same_layout.check(*layout_args)
-        execute = region.prepared[1]
+        execute = region.prepared.execute
         pieces["region's executor call"] = lambda: execute(region_args)
         pieces["fd.fec.execute(list)"] = lambda: fd.fec.execute(as_list)
         pieces["fd.fec.execute(tuple)"] = lambda: fd.fec.execute(region_args)

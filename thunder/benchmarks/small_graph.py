@@ -148,8 +148,8 @@ def computation_only(fast):
     def prepare(*args):
         hit = state.hits[0]
         inps, _ = hit.guard.check(args, {})
-        comp, grad_off = hit.computation, hit.grad_off
-        if hit.grad_free_region and hit.region_call.region.prepared[2]:
+        comp, grad_off = hit.computation, hit.made_with_grad
+        if hit.grad_free_region and hit.region_call.region.prepared.outputs_are_new:
             grad_off = False  # the hit calls this region in grad mode as it is (cache_hit.py)
         if hit.grad_free_on_layout:
             grad_off = False  # so does the hit on the guard's layout: the case's arguments, whose first call built it

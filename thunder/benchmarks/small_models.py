@@ -19,8 +19,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-import small_graph
 import torch
+
+import small_graph
 from small_graph import Case
 
 # Small enough for the CPU of CI and the developers; the parameter counts (38 and 52 tensors) are those of the

@@ -6,11 +6,15 @@ variable ``THUNDER_FASTPATH`` is ``0``); ``enable()``, ``disable()`` and ``is_en
 the fast path live side by side: the switch is read when ``thunder.jit`` is called, not on each call, and a
 callable that upstream jits again from a jitted one (``add_transform``) keeps that one's choice.
 
-Modules: ``cache_hit.py`` (the jitted callable's cache-hit path) and ``guard.py`` (the per-entry guards it runs),
-which stand for changes to ``thunder/__init__.py``; ``module.py`` (``ThunderModule.__call__``, for
-``thunder/core/module.py``); ``autograd.py`` (the autograd connection of hits that have a backward, for
-``thunder/executors/torch_autograd.py``); ``nvfuser.py`` (the nvFuser region call), which stands
-for changes to ``thunder/executors/nvfuserex_impl.py``.
+``recompile_reasons(f)`` says, for each call of ``f`` that missed every cache entry, which check of each entry
+failed; ``stats(f)`` counts what ``f`` did; ``THUNDER_FASTPATH_LOGS=recompiles`` logs each miss (``explain.py``).
+
+Modules, each with the upstream file it stands for (CONTRIBUTING.md has the table): ``cache_hit.py`` (the jitted
+callable's hit path) with ``guard.py`` and its parts (``prologue_checks.py``, ``state_checks.py``,
+``tensor_checks.py``, ``guard_steps.py``, ``codegen.py``) and ``explain.py``, for ``thunder/__init__.py``;
+``module.py`` (``ThunderModule.__call__``, for ``thunder/core/module.py``); ``autograd.py`` (the autograd connection
+of hits that have a backward, for ``thunder/executors/torch_autograd.py``); ``nvfuser.py`` (the nvFuser region call,
+for ``thunder/executors/nvfuserex_impl.py``).
 """
 
 from __future__ import annotations
@@ -23,9 +27,20 @@ import thunder
 from thunder.core.module import ThunderModule
 from thunder.fastpath import nvfuser
 from thunder.fastpath.cache_hit import make_fast
+from thunder.fastpath.explain import FastPathStats, MissRecord, log_from_environment, recompile_reasons, stats
 from thunder.fastpath.module import FastThunderModule
 
-__all__ = ["enable", "disable", "is_enabled", "is_fast", "jit"]
+__all__ = [
+    "FastPathStats",
+    "MissRecord",
+    "disable",
+    "enable",
+    "is_enabled",
+    "is_fast",
+    "jit",
+    "recompile_reasons",
+    "stats",
+]
 
 # Keep the original even if this module is imported twice (importlib.reload, or two import paths).
 _upstream_jit = getattr(thunder.jit, "_lc_upstream_jit", thunder.jit)
@@ -93,3 +108,4 @@ jit.__signature__ = _signature_with_fastpath(_upstream_jit)
 
 thunder.jit = jit
 nvfuser.install()
+log_from_environment()

@@ -40,7 +40,7 @@ from typing import NamedTuple
 import torch
 
 # TensorGuards: private torch API (see guard.py), None without it; regions then keep upstream's wrapper.
-from thunder.fastpath.guard import TensorGuards, same_layout_check
+from thunder.fastpath.tensor_checks import TensorGuards, same_layout_check
 
 # What the region hands to nvFuser's executor itself; other tensor subclasses go through upstream's wrapper.
 _PLAIN_TENSOR_TYPES = (torch.Tensor, torch.nn.Parameter)
@@ -80,6 +80,17 @@ class _LayoutWithRepeats:
         return self.guards.check(*[tensors[i] for i in self.first_places])
 
 
+class PreparedLayout(NamedTuple):
+    """What a region prepared for one layout of its tensor inputs."""
+
+    # `layout.check(*tensors)` passes while every tensor input has the layout's exact type, sizes, strides, dtype,
+    # device and dispatch keys (dynamo's TensorGuards: one C++ call for all of them; or _AnyLayout, _LayoutWithRepeats)
+    layout: object
+    execute: object  # the definition's FusionExecutorCache.execute, with what fd.execute would pass it
+    outputs_are_new: bool  # the layout's outputs were neither views nor inputs (see `single_region_call`)
+    definition: object  # the FusionDefinition
+
+
 class FusionRegion:
     """A drop-in for ``FusionDefinitionWrapper``, around the upstream wrapper that it holds."""
 
@@ -109,10 +120,7 @@ class FusionRegion:
             self.pick_tensors = lambda args: (args[index],)
         else:
             self.pick_tensors = operator.itemgetter(*tensor_indices)  # a tuple for two indices or more
-        # (layout check, execute, outputs_are_new, definition) for the last layout, or None. The check passes while
-        # every tensor input has the exact type, shape, stride, dtype, device and dispatch keys that `execute` was
-        # prepared for (dynamo's TensorGuards: one C++ call for all of them); outputs_are_new: that layout's outputs
-        # were neither views nor inputs (see `single_region_call`). One tuple, so that a reader sees one layout's.
+        # The PreparedLayout of the last layout, or None. One tuple, so that a reader sees one layout's fields.
         self.prepared = None
         # The first layout's tuple, tried again first whenever the layout changes: coming back to it costs one check,
         # and it stays the same object, which the cache hit that knows it relies on (cache_hit.py, _entry_layout).
@@ -127,16 +135,16 @@ class FusionRegion:
     def __call__(self, *args):
         prepared = self.prepared
         tensors = args if self.pick_tensors is None else self.pick_tensors(args)
-        if prepared is not None and prepared[0].check(*tensors):
+        if prepared is not None and prepared.layout.check(*tensors):
             if self.store_inputs:
                 self.last_inputs = args
-            return prepared[1](args)
+            return prepared.execute(args)
         return self.prepare_and_call(args)
 
     @property
     def same_layout(self):
         """The layout check of the last layout (None: the next call goes through ``prepare_and_call``)."""
-        return None if self.prepared is None else self.prepared[0]
+        return None if self.prepared is None else self.prepared.layout
 
     def prepare_and_call(self, args):
         """A layout not seen last time: the first layout again, or upstream's descriptor cache; then remember the
@@ -150,13 +158,13 @@ class FusionRegion:
             return out
         up = self.upstream
         first = self.first_prepared
-        if first is not None and first[0].check(*tensors):
+        if first is not None and first.layout.check(*tensors):
             # Back to the first layout: its definition, as the descriptor cache would give it again.
             self.prepared = first
-            self.last_used = up.last_used = first[3]
+            self.last_used = up.last_used = first.definition
             if self.store_inputs:
                 self.last_inputs = up.last_inputs = args
-            return first[1](args)
+            return first.execute(args)
         if up.use_cache or self.last_used is None:
             self.last_used = up.get_fd(up.to_descriptors(args))
         fd = self.last_used
@@ -186,7 +194,7 @@ class FusionRegion:
             layout = same_layout_check(tensors)
         # nv_skip_cache serves every layout with one definition, whose outputs may differ by layout: not "new".
         new_outputs = layout is not _AnyLayout and outputs_are_new(out, args)
-        self.prepared = (layout, execute, new_outputs, fd)
+        self.prepared = PreparedLayout(layout, execute, new_outputs, fd)
         if self.first_prepared is None:
             self.first_prepared = self.prepared
         return out

@@ -4,6 +4,7 @@ the comparisons made after each (outputs bitwise, autograd facts, in-place updat
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import pathlib
 from contextlib import nullcontext
@@ -167,12 +168,23 @@ class RegionSpy:
     def watch_executor(self):
         # The region replaces `prepared` on every new layout: wrap the current executor before each call.
         region = self.hit.region_call.region
-        if region.prepared is not None and not getattr(region.prepared[1], "spied", False):
-            layout, execute, *rest = region.prepared
+        if region.prepared is not None and not getattr(region.prepared.execute, "spied", False):
+            execute = region.prepared.execute
 
             def recording(args):
                 self.grad_modes.append(torch.is_grad_enabled())
                 return execute(args)
 
             recording.spied = True
-            region.prepared = (layout, recording, *rest)
+            region.prepared = region.prepared._replace(execute=recording)
+
+
+@contextlib.contextmanager
+def float64_default():
+    """float64 as the default dtype inside."""
+    old = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(old)

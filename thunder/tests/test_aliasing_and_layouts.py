@@ -136,15 +136,15 @@ def test_one_tensor_under_two_names_takes_the_tensor_guard(device, executors, mo
     # went on to the slow per-tensor check (small_models.py's nanoGPT on this CPU: a guard of 99 µs, 19 untied;
     # BENCHMARKS.md). The guard now checks each tensor once and the later name by identity; once the names hold two
     # tensors, the slow check decides, as the prologue does.
-    from thunder.fastpath import guard as guard_module
+    from thunder.fastpath import tensor_checks
 
     slow_checks = []
 
-    def counting_check(*args, _check=guard_module.check_tensors_slowly):
+    def counting_check(*args, _check=tensor_checks.check_tensors_slowly):
         slow_checks.append(args)
         return _check(*args)
 
-    monkeypatch.setattr(guard_module, "check_tensors_slowly", counting_check)  # read when a guard is built
+    monkeypatch.setattr(tensor_checks, "check_tensors_slowly", counting_check)  # read when a guard is built
     torch.manual_seed(0)
     idx = lambda: ((torch.tensor([[1, 2, 3]], device=device),), {})
     calls = [Call(idx), Call(idx, expect_fast=True), Call(idx, expect_fast=True)]

@@ -19,6 +19,7 @@ from fastpath_harness import (
     RegionSpy,
     assert_bitwise,
     autograd_facts,
+    float64_default,
     fusion_regions,
     hits_misses,
     newest_hit,
@@ -27,16 +28,6 @@ from fastpath_harness import (
     t,
     took_fast_path,
 )
-
-
-@contextlib.contextmanager
-def float64_default():
-    old = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    try:
-        yield
-    finally:
-        torch.set_default_dtype(old)
 
 
 def test_grad_mode_autocast_default_dtype_and_device():
@@ -288,7 +279,7 @@ def test_other_executors_keep_the_grad_switch():
     assert "torchcompile" in {
         getattr(b.sym.executor, "name", None) for b in thunder.last_traces(fast)[-1].bound_symbols
     }
-    assert newest_hit(fast).grad_off and not newest_hit(fast).grad_free_on_layout
+    assert newest_hit(fast).made_with_grad and not newest_hit(fast).grad_free_on_layout
 
 
 def test_grad_switch_kept_where_an_input_requires_grad_or_grad_mode_is_off():
@@ -303,7 +294,7 @@ def test_grad_switch_kept_where_an_input_requires_grad_or_grad_mode_is_off():
     with torch.no_grad():  # nothing to switch
         fast = thunder.jit(lambda a: a * 2, fastpath=True)
         fast(t(2, 3))
-        assert not newest_hit(fast).grad_off and not newest_hit(fast).grad_free_on_layout
+        assert not newest_hit(fast).made_with_grad and not newest_hit(fast).grad_free_on_layout
 
 
 @pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)

@@ -4,6 +4,7 @@ and the forms of ``backward`` that a user may call.
 
 from __future__ import annotations
 
+import copy
 import gc
 import warnings
 import weakref
@@ -180,3 +181,78 @@ def test_training_hits_without_split_autograd_keep_upstreams_function():
         assert_bitwise(theirs.grads, ours.grads)
     assert took_fast_path(fast)
     assert ours.function is theirs.function is thunder.executors.torch_autograd.ThunderFunction
+
+
+@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
+@pytest.mark.parametrize("form", ["create_graph", "backward_under_autocast"])
+def test_backward_forms_that_keep_upstreams_layers(device, executors, form):
+    # ThunderFunction.backward runs the compiled backward bare where upstream's layers change nothing. With
+    # create_graph=True grad mode is on inside the backward: upstream's once_differentiable backward runs (its
+    # gradients carry a node that raises on a second-order backward). A backward under autocast runs the compiled
+    # backward through upstream's no_autocast layer.
+    up = thunder.jit(two_layers, fastpath=False, executors=executors)
+    fast = thunder.jit(two_layers, fastpath=True, executors=executors)
+
+    def outcome(f):
+        inputs = [
+            t(3, 4, requires_grad=True).to(device),
+            t(4, 5, seed=1, requires_grad=True).to(device),
+            t(2, 3, seed=2).to(device),
+        ]
+        inputs = [a.detach().requires_grad_(i < 2) for i, a in enumerate(inputs)]
+        out = f(*inputs)[0]
+        if form == "create_graph":
+            grads = torch.autograd.grad(out.sum(), inputs[:2], create_graph=True)
+            names = [g.grad_fn.name() if g.grad_fn is not None else None for g in grads]
+            try:
+                torch.autograd.grad(grads[0].sum(), inputs[:2])
+                second = "returned"
+            except RuntimeError as e:
+                second = type(e)
+            return grads, names, second
+        with torch.autocast(device, dtype=torch.bfloat16):
+            grads = torch.autograd.grad(out.sum(), inputs[:2])
+        return grads, None, None
+
+    for i in range(3):
+        took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+        (theirs, their_names, their_second), (ours, our_names, our_second) = outcome(up), outcome(fast)
+        assert_bitwise(theirs, ours)
+        assert their_names == our_names and their_second == our_second
+        assert took_fast_path(fast) == (i > 0) and hits_misses(up) == hits_misses(fast)
+    if form == "create_graph":
+        assert our_second is RuntimeError  # once_differentiable's error
+
+
+@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
+def test_a_language_model_trained_with_adamw_like_upstream(device, executors):
+    # A training loop of a small nanoGPT (weight-tied, layer norms, attention, cross-entropy): forward with targets,
+    # backward, AdamW, zero_grad(set_to_none=True). Losses and parameters bitwise equal after every step; every step
+    # after the first a hit of the fast path.
+    from thunder.tests import nanogpt_model
+
+    config = nanogpt_model.GPTConfig(n_layer=1, n_head=2, n_embd=16, block_size=8, vocab_size=32, dropout=0.0)
+    torch.manual_seed(0)
+    model = nanogpt_model.GPT(config).to(device)
+    systems = {}
+    for fastpath in (False, True):
+        copy_of_model = copy.deepcopy(model)
+        optimizer = torch.optim.AdamW(copy_of_model.parameters(), lr=1e-2, foreach=True)
+        systems[fastpath] = (thunder.jit(copy_of_model, fastpath=fastpath, executors=executors), optimizer)
+    generator = torch.Generator().manual_seed(0)
+    for step in range(4):
+        idx = torch.randint(0, 32, (2, 8), generator=generator).to(device)
+        targets = torch.randint(0, 32, (2, 8), generator=generator).to(device)
+        losses = {}
+        for fastpath, (jitted, optimizer) in systems.items():
+            took_fast_path.stamp = thunder.compile_stats(jitted).last_trace_host_start
+            loss = jitted(idx, targets)[1]
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            losses[fastpath] = (loss.detach(), loss.grad_fn.name())
+        assert took_fast_path(systems[True][0]) == (step > 0)
+        assert_bitwise(losses[False][0], losses[True][0])
+        assert losses[False][1] == losses[True][1] == "ThunderOutputFunctionBackward"
+        assert_bitwise(list(systems[False][0].parameters()), list(systems[True][0].parameters()))
+        assert hits_misses(systems[False][0]) == hits_misses(systems[True][0])

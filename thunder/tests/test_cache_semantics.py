@@ -145,7 +145,7 @@ def test_guard_that_cannot_be_built_leaves_the_entry_on_upstreams_path(monkeypat
     assert served == [False, False, False, True, False, True]
     state = fast._lc_fastpath_state
     assert len(state.unsupported) == 1 and len(state.hits) == 1
-    assert sorted(hit is None for _, hit in state.by_entry.values()) == [False, True]
+    assert sorted(known.hit is None for known in state.known.values()) == [False, True]
     assert hits_misses(fast) == (5, 2)
 
 

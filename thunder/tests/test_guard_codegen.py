@@ -214,7 +214,7 @@ def test_tensor_guards_behave_as_the_guards_rely_on():
 
 @pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
 def test_entries_keep_upstreams_path_without_tensor_guards(monkeypatch, device, executors):
-    monkeypatch.setattr(thunder.fastpath.guard, "TensorGuards", None)
+    monkeypatch.setattr(thunder.fastpath.tensor_checks, "TensorGuards", None)
     monkeypatch.setattr(thunder.fastpath.nvfuser, "TensorGuards", None)
     with_tensor = lambda n: Call(lambda: ((t(3).to(device), n), {}))
     f = lambda x, n: x.sin() * n

@@ -284,8 +284,8 @@ def hit(args, kwargs):
     __cs.cache_hits += 1
     if __publication.entry is not __entry: __publish(__entry)
     __prepared = __region.prepared
-    if __prepared is not None and __prepared[2] and (__same_layout and __prepared is __entry_layout or __prepared[0].check(x)):
-        __out = __prepared[1]((x, ))
+    if __prepared is not None and __prepared.outputs_are_new and (__same_layout and __prepared is __entry_layout or __prepared.layout.check(x)):
+        __out = __prepared.execute((x, ))
         return (__out[0], __out[1], )
     __set_grad_enabled(False)
     try:
@@ -322,8 +322,8 @@ def test_nvfuser_hit_skips_the_region_layout_check_only_on_the_entry_layout():
     assert hit.entry_layout is region.prepared is not None
     assert region.first_prepared is region.prepared
     # Count the checks of the entry's layout (the hit's and the region's): the same tuple in the region and the hit.
-    counting = CountingLayoutCheck(region.prepared[0])
-    spied = (counting, *region.prepared[1:])
+    counting = CountingLayoutCheck(region.prepared.layout)
+    spied = region.prepared._replace(layout=counting)
     region.prepared = region.first_prepared = hit.call.__globals__["__entry_layout"] = spied
     spy = RegionSpy(fast)
     # (input, checks of the entry's layout so far, computation calls so far): the new layout's first call is checked
@@ -367,7 +367,7 @@ def test_nvfuser_region_outputs_that_are_views_keep_the_grad_switch():
         views = any(view for _, _, view, _ in autograd_facts(out_fast))
         if spy is not None and views:
             exercised += 1
-            assert hit.region_call.region.prepared[2] is False
+            assert hit.region_call.region.prepared.outputs_are_new is False
             assert spy.grad_modes == [False] * 3 and spy.computation_calls == 3
     assert exercised, "no candidate made a single-region computation with a view output: this test proves nothing"
 
@@ -418,7 +418,7 @@ def test_nvfuser_region_gets_one_tensor_in_two_places():
         torch.testing.assert_close(out, f(a, b))
     entries = thunder.compile_stats(fast).interpreter_cache
     regions = [r for e in entries for r in e.computation_traces[-1].python_ctx().values() if type(r) is FusionRegion]
-    repeated = [r for r in regions if r.prepared is not None and type(r.prepared[0]) is _LayoutWithRepeats]
+    repeated = [r for r in regions if r.prepared is not None and type(r.prepared.layout) is _LayoutWithRepeats]
     assert len(repeated) == 1
     region = repeated[0]
     descriptors = []

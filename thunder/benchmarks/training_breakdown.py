@@ -1,0 +1,156 @@
+"""Where one training step of the fast path spends its time, stage by stage (µs per call, medians over repeats).
+
+    python thunder/benchmarks/training_breakdown.py [--device cpu|cuda] [--cases train_step,nanogpt_4x64]
+                                                    [--number N] [--repeats R]
+
+Cases: small_graph.py's ``train_step`` (``tanh(x @ w).sum()``, ``w`` requiring grad) and training_steps.py's
+``nanogpt_4x64`` (the scaled-down nanoGPT with its loss; its AdamW step is timed for scale). The pieces, interleaved
+repeat by repeat: the whole step (forward and ``backward()``) of eager, upstream and the fast path; the fast path's
+forward hit alone; its stages (NOTE [The stages of a hit] in cache_hit.py): the guard, the computation with grad mode
+off, the autograd connection (the two autograd Functions applied); the compiled backward called directly (as
+``ThunderFunction.backward`` calls it, grad mode off), and on CUDA the host time of its nvFuser region calls inside it.
+Derived: what the autograd engine's part of the backward costs (the step less the forward hit and the compiled
+backward): its two Python nodes (``ThunderOutputFunction``'s and ``ThunderFunction``'s backward), ``backward()``'s
+own Python, the gradients' accumulation into ``.grad``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import statistics
+import time
+
+import torch
+
+import thunder
+from thunder.fastpath.nvfuser import FusionRegion
+
+import hit_breakdown
+import small_graph
+import training_steps
+
+
+def train_step_case(device):
+    case = next(c for c in small_graph.make_cases(device) if c.name == "train_step")
+    return case.fn, case.args, None
+
+
+def nanogpt_case(device):
+    case = next(c for c in training_steps.make_cases() if c.name == "nanogpt_4x64")
+    torch.manual_seed(0)
+    model = case.make_model().to(device).train()
+    idx = torch.randint(0, case.vocab, (case.batch, case.tokens), device=device)
+    targets = torch.randint(0, case.vocab, (case.batch, case.tokens), device=device)
+    return model, (idx, targets), model
+
+
+CASES = {"train_step": train_step_case, "nanogpt_4x64": nanogpt_case}
+
+
+class RegionTimer:
+    """Wraps the FusionRegions that a compiled backward calls (in its globals) and sums their host time."""
+
+    def __init__(self, fn):
+        self.total, self.calls = 0.0, 0
+        namespace = fn.__globals__
+        self.regions = {k: v for k, v in namespace.items() if isinstance(v, FusionRegion)}
+        for name, region in self.regions.items():
+            namespace[name] = self.timed(region)
+
+    def timed(self, region):
+        def call(*args):
+            start = time.perf_counter()
+            try:
+                return region(*args)
+            finally:
+                self.total += time.perf_counter() - start
+                self.calls += 1
+
+        return call
+
+
+def pieces_of(name, device):
+    fn, args, module = CASES[name](device)
+    systems = {
+        "eager": copy.deepcopy(fn),
+        "thunder": thunder.jit(copy.deepcopy(fn), fastpath=False),
+        "fast": thunder.jit(copy.deepcopy(fn), fastpath=True),
+    }
+    for f in systems.values():
+        for _ in range(3):
+            f(*args).backward()
+    fast = systems["fast"]
+    state = (fast._forward_fn if isinstance(fast, torch.nn.Module) else fast)._lc_fastpath_state
+    hit = state.hits[0]
+    inputs, _ = hit.guard.check(args, {})
+    set_grad = torch._C._set_grad_enabled
+
+    def computation():
+        set_grad(False)
+        try:
+            return hit.computation(*inputs)
+        finally:
+            set_grad(True)
+
+    result = computation()
+    (loss,) = result[0]["output"]
+    saved, other = result[1]
+    cotangents = [torch.ones_like(loss)]
+    backward = hit.connection.backward.bare
+
+    def compiled_backward():
+        set_grad(False)
+        try:
+            return backward([list(saved), list(other)], list(cotangents))
+        finally:
+            set_grad(True)
+
+    pieces = {f"{system} step": (lambda f=f: f(*args).backward()) for system, f in systems.items()}
+    pieces["fast forward (hit)"] = lambda: fast(*args)
+    pieces["  guard"] = lambda: hit.guard.check(args, {})
+    pieces["  computation (grad mode off)"] = computation
+    pieces["  autograd connection"] = lambda: hit.connection(result)
+    pieces["compiled backward (called directly)"] = compiled_backward
+    if module is not None:
+        optimizer = torch.optim.AdamW(module.parameters(), lr=1e-3, **({"fused": True} if device == "cuda" else {}))
+        module(*args).backward()
+        pieces["AdamW step (for scale)"] = optimizer.step
+    return pieces, backward, compiled_backward
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=("cpu", "cuda"))
+    parser.add_argument("--cases", default="train_step,nanogpt_4x64")
+    parser.add_argument("--number", type=int, default=None, help="calls per sample (default: 2000 / 20)")
+    parser.add_argument("--repeats", type=int, default=9)
+    args = parser.parse_args()
+    sync = torch.cuda.synchronize if args.device == "cuda" else (lambda: None)
+    env = small_graph.environment(args.device)
+    print(" | ".join(f"{k} {v}" for k, v in env.items()))
+    for name in args.cases.split(","):
+        number = args.number or (2000 if name == "train_step" else 20)
+        pieces, backward, compiled_backward = pieces_of(name, args.device)
+        samples = hit_breakdown.time_interleaved(pieces, number, args.repeats, sync)
+        median = {piece: statistics.median(s) for piece, s in samples.items()}
+        print(f"== {name} ({args.device}, {number} calls x {args.repeats} repeats, medians)")
+        for piece, us in median.items():
+            print(f"{piece:<40} {us:10.2f} us")
+        engine = median["fast step"] - median["fast forward (hit)"] - median["compiled backward (called directly)"]
+        print(f"{'autograd engine part (derived)':<40} {engine:10.2f} us")
+        if args.device == "cuda":
+            timer = RegionTimer(backward)
+            for _ in range(number):
+                compiled_backward()
+            sync()
+            if timer.calls:
+                per_call = timer.total / number * 1e6
+                print(
+                    f"{'  its nvFuser regions (host time)':<40} {per_call:10.2f} us"
+                    f" ({timer.calls // number} region calls per backward)"
+                )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,363 @@
+"""Per-step time of whole training steps: eager, upstream thunder.jit and the fast path side by side.
+
+    python thunder/benchmarks/training_steps.py [--device cpu|cuda] [--cases a,b] [--quick] [--json PATH]
+                                                [--rounds R] [--sync-each-step]
+
+A step is what a training loop runs: the loss from a forward with targets, its backward, the optimizer's step (AdamW:
+fused on CUDA, foreach on the CPU) and ``zero_grad(set_to_none=True)``; each case also has a row without the
+optimizer (forward and backward only). The models are the two that lightning-thunder's tests ship: LLaMA-2 and
+nanoGPT scaled down (4 layers, width 256) at a host-bound size, batch 4 x 64 tokens, and nanoGPT at its
+shakespeare-char configuration (6 layers, width 384, 6 heads, vocabulary 65, no bias) at 4 x 64 and 16 x 256.
+
+Each system has its own copy of the model, made from one initialization, and its own optimizer; both variants of a
+case use the same systems. After a warm-up (compilation and the optimizer's state), every system is timed
+``--rounds`` times (at least two), in an order that rotates from round to round, all in this one process, and the
+table shows each timing: an effect of the order, of the warm-up or of the other systems' memory use shows there
+instead of hiding in one median. A timing is the median per-step time of ``blocks`` blocks of steps, each block ended
+by a CUDA synchronization (with ``--sync-each-step``, every step; with ``--interleave-steps``, the systems' steps take
+turns one by one, each timed alone). A row's mark: '=' the fast path's parameters after the warm-up steps bitwise equal
+to upstream's, '~' upstream's close to eager's, '!' neither. Under the table: how many calls of the fast callables
+missed or went through upstream's path while they were timed (0 expected: every timed step a hit), the CUDA caching
+allocator's new device allocations per system, and each row where the fast path is slower than upstream beyond the
+spread of the rows' timings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import statistics
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+
+import torch
+
+import thunder
+import thunder.fastpath
+
+import small_graph
+
+SCALED = {
+    "llama2": dict(dim=256, n_layers=4, n_heads=4, vocab_size=512, max_seq_len=64),
+    "nanogpt": dict(n_layer=4, n_head=4, n_embd=256, block_size=64, vocab_size=512, dropout=0.0),
+}
+# nanoGPT's train_shakespeare_char.py configuration.
+SHAKESPEARE_CHAR = dict(n_layer=6, n_head=6, n_embd=384, block_size=256, vocab_size=65, dropout=0.0, bias=False)
+
+
+class WithLoss(torch.nn.Module):
+    """A language model and its cross-entropy loss, jitted as one module, as a training loop calls it."""
+
+    def __init__(self, model, returns_loss: bool):
+        super().__init__()
+        self.model = model
+        self.returns_loss = returns_loss  # nanoGPT computes its loss itself, given the targets
+
+    def forward(self, idx, targets):
+        if self.returns_loss:
+            return self.model(idx, targets)[1]
+        logits = self.model(idx, targets)
+        return torch.nn.functional.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+
+
+@dataclass
+class TrainingCase:
+    name: str
+    make_model: object  # () -> nn.Module returning the loss
+    batch: int
+    tokens: int
+    vocab: int
+
+
+def make_cases() -> list[TrainingCase]:
+    from thunder.tests import llama2_model, nanogpt_model
+
+    def llama2():
+        return WithLoss(llama2_model.Transformer(llama2_model.ModelArgs(**SCALED["llama2"])), returns_loss=False)
+
+    def nanogpt():
+        return WithLoss(nanogpt_model.GPT(nanogpt_model.GPTConfig(**SCALED["nanogpt"])), returns_loss=True)
+
+    def shakespeare():
+        return WithLoss(nanogpt_model.GPT(nanogpt_model.GPTConfig(**SHAKESPEARE_CHAR)), returns_loss=True)
+
+    return [
+        TrainingCase("llama2_4x64", llama2, 4, 64, SCALED["llama2"]["vocab_size"]),
+        TrainingCase("nanogpt_4x64", nanogpt, 4, 64, SCALED["nanogpt"]["vocab_size"]),
+        TrainingCase("nanogpt_shakespeare_4x64", shakespeare, 4, 64, SHAKESPEARE_CHAR["vocab_size"]),
+        TrainingCase("nanogpt_shakespeare_16x256", shakespeare, 16, 256, SHAKESPEARE_CHAR["vocab_size"]),
+    ]
+
+
+@dataclass
+class Row:
+    case: str
+    variant: str  # "step" (with the optimizer) or "fwd+bwd"
+    system: str
+    timings_us: list  # one median per-step time per round, in the order the rounds ran
+    median_us: float = 0.0  # over all blocks of all rounds
+    vs_eager: float | None = None
+    vs_upstream: float | None = None
+    check: str = ""
+    samples_us: list = field(default_factory=list)
+
+
+class System:
+    """One system's model copy, jitted or not, its optimizer and data; ``with_optimizer`` picks the variant."""
+
+    def __init__(self, name, model, device, idx, targets):
+        self.name, self.idx, self.targets = name, idx, targets
+        if name == "eager":
+            self.callable = model
+        else:
+            self.callable = thunder.jit(model, fastpath=name == "fast")
+        self.model = model
+        fused = {"fused": True} if device == "cuda" else {"foreach": True}
+        self.optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, **fused)
+        self.with_optimizer = True
+
+    def step(self):
+        loss = self.callable(self.idx, self.targets)
+        loss.backward()
+        if self.with_optimizer:
+            self.optimizer.step()
+        for p in self.model.parameters():  # zero_grad(set_to_none=True), with or without an optimizer
+            p.grad = None
+        return loss
+
+
+def build(case: TrainingCase, device: str, with_compile: bool) -> dict[str, System]:
+    torch.manual_seed(0)
+    model = case.make_model().to(device).train()
+    idx = torch.randint(0, case.vocab, (case.batch, case.tokens), device=device)
+    targets = torch.randint(0, case.vocab, (case.batch, case.tokens), device=device)
+    names = ["eager", "thunder", "fast"] + (["torch.compile"] if with_compile else [])
+    systems = {}
+    for name in names:
+        system = System(name, copy.deepcopy(model), device, idx, targets)
+        if name == "torch.compile":
+            system.callable = torch.compile(system.model)
+        systems[name] = system
+    return systems
+
+
+def checks_after_warm_up(systems: dict[str, System], warm_up: int) -> dict[str, str]:
+    """Warm-up steps on every system, then each row's mark (module docstring)."""
+    losses = {name: [s.step().item() for _ in range(warm_up)] for name, s in systems.items()}
+    params = {name: [p.detach() for p in s.model.parameters()] for name, s in systems.items()}
+    same = all(torch.equal(a, b) for a, b in zip(params["thunder"], params["fast"], strict=True))
+    close = all(
+        torch.allclose(a.float(), b.float(), rtol=1e-2, atol=1e-3)
+        for a, b in zip(params["thunder"], params["eager"], strict=True)
+    )
+    marks = {"eager": ""}
+    for name in systems:
+        if name == "fast":
+            marks[name] = "=" if same and losses["fast"] == losses["thunder"] else "!"
+        elif name != "eager":
+            marks[name] = "~" if close else "!"
+    return marks
+
+
+def fast_callable_counts(system: System):
+    stats = thunder.fastpath.stats(system.callable)
+    return stats.misses, sum(stats.upstream_path_calls.values())
+
+
+def time_rounds(systems, rounds, blocks, steps, sync, sync_each_step) -> tuple[dict, dict, dict]:
+    """Per system: the median per-step µs of each round, all block samples, and the CUDA allocator's new device
+    allocations while it was timed. Each round times every system in turn, ``blocks`` blocks of ``steps`` steps."""
+    timings = {name: [] for name in systems}
+    samples = {name: [] for name in systems}
+    allocations = dict.fromkeys(systems, 0)
+    names = list(systems)
+    for r in range(rounds):
+        order = names[r % len(names) :] + names[: r % len(names)]
+        for name in order:
+            system = systems[name]
+            before = _device_allocations()
+            per_block = []
+            for _ in range(blocks):
+                sync()
+                start = time.perf_counter()
+                for _ in range(steps):
+                    system.step()
+                    if sync_each_step:
+                        sync()
+                sync()
+                per_block.append((time.perf_counter() - start) / steps * 1e6)
+            allocations[name] += _device_allocations() - before
+            timings[name].append(statistics.median(per_block))
+            samples[name] += per_block
+    return timings, samples, allocations
+
+
+def time_interleaved_steps(systems, rounds, blocks, steps, sync) -> tuple[dict, dict, dict]:
+    """The same figures, with the systems' steps interleaved one by one (eager, thunder, fast, eager, ...), each step
+    timed alone between two synchronizations; round ``r``'s timing is the median of its share of the steps."""
+    timings = {name: [] for name in systems}
+    samples = {name: [] for name in systems}
+    allocations = dict.fromkeys(systems, 0)
+    for _ in range(rounds):
+        per_step = {name: [] for name in systems}
+        for _ in range(blocks * steps):
+            for name, system in systems.items():
+                before = _device_allocations()
+                sync()
+                start = time.perf_counter()
+                system.step()
+                sync()
+                per_step[name].append((time.perf_counter() - start) * 1e6)
+                allocations[name] += _device_allocations() - before
+        for name in systems:
+            timings[name].append(statistics.median(per_step[name]))
+            samples[name] += per_step[name]
+    return timings, samples, allocations
+
+
+def _device_allocations() -> int:
+    if not torch.cuda.is_available() or not torch.cuda.is_initialized():
+        return 0
+    return torch.cuda.memory_stats().get("num_device_alloc", 0)
+
+
+def run_case(case, device, args) -> tuple[list[Row], dict]:
+    """Both variants of one case, on one set of systems (one compilation each)."""
+    systems = build(case, device, args.with_compile)
+    marks = checks_after_warm_up(systems, args.warm_up)
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    rows, extras = [], {}
+    for variant in args.variants.split(","):
+        for system in systems.values():
+            system.with_optimizer = variant == "step"
+        before = fast_callable_counts(systems["fast"])
+        if args.interleave_steps:
+            timed = time_interleaved_steps(systems, args.rounds, args.blocks, args.steps, sync)
+        else:
+            timed = time_rounds(systems, args.rounds, args.blocks, args.steps, sync, args.sync_each_step)
+        timings, samples, allocations = timed
+        after = fast_callable_counts(systems["fast"])
+        variant_rows = [
+            Row(
+                case.name,
+                variant,
+                name,
+                timings[name],
+                statistics.median(samples[name]),
+                check=marks[name],
+                samples_us=samples[name],
+            )
+            for name in systems
+        ]
+        by_name = {r.system: r for r in variant_rows}
+        for r in variant_rows:
+            r.vs_eager = r.median_us / by_name["eager"].median_us
+            r.vs_upstream = r.median_us / by_name["thunder"].median_us
+        rows += variant_rows
+        extras[(case.name, variant)] = {
+            "fast_misses_while_timed": after[0] - before[0],
+            "fast_upstream_calls_while_timed": after[1] - before[1],
+            "device_allocations_while_timed": allocations,
+        }
+    return rows, extras
+
+
+def print_table(rows: list[Row], extras: dict) -> None:
+    rounds = max(len(r.timings_us) for r in rows)
+    heads = "".join(f"{f'timing {i + 1}':>12}" for i in range(rounds))
+    print(f"{'case':<28} {'variant':<8} {'system':<14}{heads} {'median':>10} {'/eager':>7} {'/thunder':>9}  out")
+    last = None
+    for r in rows:
+        key = (r.case, r.variant)
+        if last is not None and key != last:
+            print()
+        last = key
+        cells = "".join(f"{t:>12.1f}" for t in r.timings_us)
+        print(
+            f"{r.case:<28} {r.variant:<8} {r.system:<14}{cells} {r.median_us:>10.1f} {r.vs_eager:>7.2f}"
+            f" {r.vs_upstream:>9.3f}  {r.check}"
+        )
+    print("\nµs per step. out: '=' parameters after the warm-up bitwise equal to upstream's, '~' close to eager's")
+    print("\nwhile timed (fast path: misses, calls through upstream's path; CUDA allocator: new device allocations):")
+    for (case, variant), extra in extras.items():
+        allocations = ", ".join(f"{k} {v}" for k, v in extra["device_allocations_while_timed"].items())
+        print(
+            f"  {case} {variant}: misses {extra['fast_misses_while_timed']}, upstream's path"
+            f" {extra['fast_upstream_calls_while_timed']}; allocations: {allocations}"
+        )
+    print_slower_than_upstream(rows)
+
+
+def print_slower_than_upstream(rows: list[Row]) -> None:
+    """Each row where the fast path is slower than upstream beyond the spread: its fastest timing above upstream's
+    slowest."""
+    slower = []
+    by_key = {}
+    for r in rows:
+        by_key.setdefault((r.case, r.variant), {})[r.system] = r
+    for (case, variant), systems in by_key.items():
+        fast, up = systems.get("fast"), systems.get("thunder")
+        if fast is not None and up is not None and min(fast.timings_us) > max(up.timings_us):
+            slower.append(f"  {case} {variant}: fast {min(fast.timings_us):.1f} > upstream {max(up.timings_us):.1f}")
+    print("\nfast slower than upstream beyond the spread:", *(slower or ["  none"]), sep="\n")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=("cpu", "cuda"))
+    parser.add_argument(
+        "--cases", default="", help="comma-separated case names or prefixes (default: all but 16x256 on the CPU)"
+    )
+    parser.add_argument("--variants", default="step,fwd+bwd")
+    parser.add_argument("--quick", action="store_true", help="fewer, shorter blocks")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--blocks", type=int, default=None)
+    parser.add_argument("--steps", type=int, default=None, help="steps per block")
+    parser.add_argument("--warm-up", type=int, default=3)
+    parser.add_argument("--sync-each-step", action="store_true", help="a CUDA synchronization after every step")
+    parser.add_argument(
+        "--interleave-steps", action="store_true", help="the systems' steps interleaved one by one, each timed alone"
+    )
+    parser.add_argument("--with-compile", action="store_true", help="add torch.compile")
+    parser.add_argument("--json", metavar="PATH")
+    args = parser.parse_args(argv)
+    args.rounds = max(args.rounds, 2)
+    args.blocks = args.blocks or (3 if args.quick else 7)
+    args.steps = args.steps or (3 if args.quick else 10)
+    cases = make_cases()
+    if args.cases:
+        cases = [c for c in cases if any(c.name.startswith(w) for w in args.cases.split(","))]
+    elif args.device == "cpu":
+        cases = [c for c in cases if not c.name.endswith("16x256")]  # seconds per step on a small CPU
+    env = small_graph.environment(args.device)
+    print(
+        " | ".join(f"{k} {v}" for k, v in env.items()),
+        f"| rounds {args.rounds}, blocks {args.blocks} x"
+        f" {args.steps} steps" + (", sync each step" if args.sync_each_step else ""),
+        flush=True,
+    )
+    rows, extras = [], {}
+    for case in cases:
+        case_rows, case_extras = run_case(case, args.device, args)
+        rows += case_rows
+        extras.update(case_extras)
+    print_table(rows, extras)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(
+                {
+                    "environment": env,
+                    "argv": sys.argv[1:] if argv is None else argv,
+                    "rows": [asdict(r) for r in rows],
+                    "while_timed": {f"{c} {v}": e for (c, v), e in extras.items()},
+                },
+                f,
+                indent=1,
+            )
+    return 1 if any(r.check == "!" for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""Generated functions: an indenting source buffer and the step that compiles a function from it.
+
+The guards (``guard.py``) and the hit functions (``cache_hit.py``) are Python source generated once per cache entry
+and compiled with ``exec``, as upstream Thunder compiles its traces and as dynamo's ``build_guard_function`` does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Iterator
+
+
+class CodeBuffer:
+    """Source lines under construction, each written at the current indentation."""
+
+    def __init__(self) -> None:
+        self._lines: list[str] = []
+        self._depth = 0
+
+    def write(self, line: str) -> None:
+        self._lines.append("    " * self._depth + line)
+
+    def write_all(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    @contextlib.contextmanager
+    def indented(self) -> Iterator[None]:
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+
+    def source(self) -> str:
+        return "\n".join(self._lines) + "\n"
+
+
+def function_source(
+    name: str,
+    body: Iterable[str],
+    on_pass: Iterable[str],
+    *,
+    handler: str = "except Exception:",
+    on_error: str = "return __MISS",
+) -> str:
+    """``def name(args, kwargs)``: ``body`` inside ``try`` (an exception caught by ``handler`` runs ``on_error``), then
+    ``on_pass``."""
+    code = CodeBuffer()
+    code.write(f"def {name}(args, kwargs):")
+    with code.indented():
+        code.write("try:")
+        with code.indented():
+            code.write_all(body)
+        code.write(handler)
+        with code.indented():
+            code.write(on_error)
+        code.write_all(on_pass)
+    return code.source()
+
+
+def compile_function(source: str, name: str, global_ns: dict):
+    """The function ``name`` defined by ``source``, with a copy of ``global_ns`` as its globals."""
+    namespace = dict(global_ns)
+    exec(compile(source, f"thunder.fastpath.{name}", "exec"), namespace)
+    # namespace is the function's globals: left in it, the function would make a reference cycle with them.
+    return namespace.pop(name)

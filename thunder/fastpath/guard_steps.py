@@ -1,0 +1,95 @@
+"""The parts a guard is made of, and its two renderings (shared by ``guard.py`` and the modules it uses).
+
+A guard's body is a list of ``Step``s, each a few lines of Python that either bind a value or return ``__MISS`` (the
+prologue would fail) or ``__DECLINE`` (the guard cannot tell; upstream's path decides). The fast form runs the lines
+as they are. The explaining form, compiled only to explain a miss (``explain.py``), runs each step's ``explaining``
+lines where it has them (a check made for many values at once, told value by value) and returns, instead of a bare
+verdict, ``(verdict, message)``: the step's ``Reason`` in words, with the value that the call gave.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MISS = object()
+DECLINE = object()
+
+
+class Unsupported(Exception):
+    """The prologue uses something a guard cannot express; the entry stays on upstream's path."""
+
+
+@dataclass(frozen=True)
+class Reason:
+    """A check in words: what it looks at, what the entry expects, and the source of the value that the call gives."""
+
+    subject: str  # "args[1] (n)", "grad mode"
+    expected: str  # "3", "enabled"
+    given: str | None = None  # source evaluated in the guard's scope, only when explaining
+    note: str = ""  # appended, e.g. "(cache=constant values)"
+    words: bool = False  # the given value is already in words (str), not a value to show by its repr
+
+    def describe(self, given) -> str:
+        text = f"{self.subject}: {self.expected} expected, {given if self.words else repr(given)} given"
+        return f"{text} {self.note}" if self.note else text
+
+
+@dataclass(frozen=True)
+class ValueReason(Reason):
+    """A Python value's check: the value expected and given, with their types where those differ."""
+
+    value: object = None
+
+    def describe(self, given) -> str:
+        expected, shown = repr(self.value), repr(given)
+        if type(given) is not type(self.value):
+            expected, shown = f"{expected} ({type(self.value).__name__})", f"{shown} ({type(given).__name__})"
+        text = f"{self.subject}: value {expected} expected, {shown} given"
+        return f"{text} {self.note}" if self.note else text
+
+
+@dataclass(frozen=True)
+class Step:
+    lines: tuple[str, ...]
+    reason: Reason | None = None  # what a `return __MISS` or `return __DECLINE` in `lines` means
+    explaining: tuple[str, ...] | None = None  # the lines of the explaining form, where they differ
+
+
+def bind(name: str, expression: str) -> Step:
+    return Step((f"{name} = {expression}",))
+
+
+def miss_unless(condition: str, reason: Reason | None = None) -> Step:
+    return Step((f"if not ({condition}): return __MISS",), reason)
+
+
+def fast_lines(steps) -> list[str]:
+    return [line for step in steps for line in step.lines]
+
+
+def explaining_lines(steps) -> list[str]:
+    """The explaining form's body: before step ``k``, ``__step = k`` (named when the step raises); its verdicts
+    become ``(verdict, __say(k, lambda: given))``."""
+    lines = []
+    for k, step in enumerate(steps):
+        lines.append(f"__step = {k}")
+        if step.explaining is not None:
+            lines.extend(step.explaining)
+            continue
+        given = step.reason.given if step.reason is not None and step.reason.given else "None"
+        for line in step.lines:
+            for verdict in ("__MISS", "__DECLINE"):
+                line = line.replace(f"return {verdict}", f"return {verdict}, __say({k}, lambda: {given})")
+            lines.append(line)
+    return lines
+
+
+def say(steps, k: int, given) -> str:
+    """Step ``k``'s reason in words, with ``given()`` (a thunk: evaluating it may raise) as the call's value."""
+    reason = steps[k].reason
+    if reason is None:
+        return f"check {k} of the guard failed"
+    try:
+        return reason.describe(given())
+    except Exception as e:
+        return f"{reason.subject}: {reason.expected} expected; reading what the call gave raised {type(e).__name__}"
