@@ -416,6 +416,23 @@ def print_targets(rows: list[Row]) -> None:
         print("\nagainst the issues' targets (medians unless said):", *lines, sep="\n")
 
 
+def print_slower_than_upstream(rows: list[Row]) -> None:
+    """Each case where a fast system is slower than its upstream counterpart beyond the run-to-run spread: its median
+    above the counterpart's slowest repeat."""
+    by_case: dict[str, dict[str, Row]] = {}
+    for r in rows:
+        by_case.setdefault(r.case, {})[r.system] = r
+    slower = []
+    for case, systems in by_case.items():
+        for fast, upstream in UPSTREAM_OF.items():
+            if fast in systems and upstream in systems and systems[fast].median_us > systems[upstream].max_us:
+                slower.append(
+                    f"  {case} {fast}: median {systems[fast].median_us:.2f} us > {upstream}'s slowest"
+                    f" {systems[upstream].max_us:.2f} us"
+                )
+    print("\nfast slower than upstream beyond the spread:", *(slower or ["  none"]), sep="\n")
+
+
 def _hit_overhead(systems: dict[str, Row], stat: str) -> float:
     """fast - computation of one case, by its median or its minimum."""
     return getattr(systems["fast"], stat) - getattr(systems["computation"], stat)
@@ -483,6 +500,7 @@ def run_cases(cases, device, repeats, budget_s, json_path=None, with_compile=Fal
         rows += run_case(case, device, repeats, budget_s, with_compile, with_thunderfx)
     print_table(rows)
     print_targets(rows)
+    print_slower_than_upstream(rows)
     if json_path:
         with open(json_path, "w") as f:
             json.dump({"environment": env, "argv": sys.argv[1:], "rows": [asdict(r) for r in rows]}, f, indent=1)

@@ -11,7 +11,9 @@ off, the autograd connection (the two autograd Functions applied); the compiled 
 ``ThunderFunction.backward`` calls it, grad mode off), and on CUDA the host time of its nvFuser region calls inside it.
 Derived: what the autograd engine's part of the backward costs (the step less the forward hit and the compiled
 backward): its two Python nodes (``ThunderOutputFunction``'s and ``ThunderFunction``'s backward), ``backward()``'s
-own Python, the gradients' accumulation into ``.grad``.
+own Python, the gradients' accumulation into ``.grad``. For scale, the floor of upstream's split autograd: the same
+computation and the same two-Function structure (a meta link tensor, a side channel) with Python forwards and
+backwards that do nothing else, the backward returning precomputed gradients.
 """
 
 from __future__ import annotations
@@ -70,6 +72,46 @@ class RegionTimer:
         return call
 
 
+class _Link(torch.autograd.Function):
+    """Stands for ThunderFunction in the split-autograd floor: a meta link; its backward returns given gradients."""
+
+    @staticmethod
+    def forward(ctx, side_channel, grads, *args):
+        ctx.grads = grads
+        return torch.empty(1, device="meta", requires_grad=True)
+
+    @staticmethod
+    def backward(ctx, link_grad):
+        return None, None, *ctx.grads
+
+
+class _Outputs(torch.autograd.Function):
+    """Stands for ThunderOutputFunction in the split-autograd floor."""
+
+    @staticmethod
+    def forward(ctx, link, side_channel, *args):
+        ctx.n = len(args)
+        return side_channel.pop("outputs")
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return torch.empty(1, device="meta"), None, *([None] * ctx.n)
+
+
+def split_autograd_floor(computation, args):
+    """A step of the split structure alone: the computation with grad mode off, the two Functions, backward()."""
+    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    grads = [torch.zeros_like(a) if a.requires_grad else None for a in tensors]
+
+    def step():
+        result = computation()
+        side_channel = {"outputs": result[0]["output"][0]}
+        link = _Link.apply(side_channel, grads, *tensors)
+        _Outputs.apply(link, side_channel, *tensors).backward()
+
+    return step
+
+
 def pieces_of(name, device):
     fn, args, module = CASES[name](device)
     systems = {
@@ -112,6 +154,8 @@ def pieces_of(name, device):
     pieces["  computation (grad mode off)"] = computation
     pieces["  autograd connection"] = lambda: hit.connection(result)
     pieces["compiled backward (called directly)"] = compiled_backward
+    if module is None:  # its arguments are the tensors that require grad
+        pieces["split-autograd floor (trivial Python)"] = split_autograd_floor(computation, args)
     if module is not None:
         optimizer = torch.optim.AdamW(module.parameters(), lr=1e-3, **({"fused": True} if device == "cuda" else {}))
         module(*args).backward()
