@@ -87,6 +87,7 @@ class Row:
     system: str
     median_us: float
     min_us: float
+    max_us: float = 0.0
     check: str = ""
 
 
@@ -124,7 +125,7 @@ def time_hits(name, fn, calls, grad, repeats, budget_s) -> list[Row]:
         }
         calls = {system: functools.partial(f, *a, **kw) for system, (f, (a, kw), _) in systems.items()}
         samples = small_graph.time_by_budget(calls, repeats, budget_s)
-    return [Row(name, n, s, statistics.median(v), min(v), systems[s][2]) for s, v in samples.items()]
+    return [Row(name, n, s, statistics.median(v), min(v), max(v), systems[s][2]) for s, v in samples.items()]
 
 
 def time_first_calls(name, fn, args, grad, calls) -> list[Row]:
@@ -138,7 +139,7 @@ def time_first_calls(name, fn, args, grad, calls) -> list[Row]:
                 if args[0].is_cuda:
                     torch.cuda.synchronize()
                 samples[system].append((time.perf_counter() - start) * 1e6)
-    return [Row(name, 1, s, statistics.median(v), min(v)) for s, v in samples.items()]
+    return [Row(name, 1, s, statistics.median(v), min(v), max(v)) for s, v in samples.items()]
 
 
 def per_newer_entry(rows: list[Row]) -> list[str]:
@@ -152,6 +153,21 @@ def per_newer_entry(rows: list[Row]) -> list[str]:
                 parts.append(f"{system} {(oldest.median_us - newest.median_us) / (n - 1):.2f}")
         lines.append(f"{case:<16} {n:>3} entries: per newer entry (µs) " + ", ".join(parts))
     return lines
+
+
+def slower_than_upstream(rows: list[Row]) -> list[str]:
+    """Each row where the fast path is slower than upstream beyond the spread: its median above upstream's slowest."""
+    by_key = {(r.case, r.entries, r.system): r for r in rows}
+    lines = []
+    for (case, n, system), fast in by_key.items():
+        if not system.startswith("fast "):
+            continue
+        upstream = by_key.get((case, n, "thunder " + system[len("fast ") :]))
+        if upstream is not None and fast.median_us > upstream.max_us:
+            lines.append(
+                f"  {case} {n} {system}: median {fast.median_us:.2f} us > upstream's slowest {upstream.max_us:.2f}"
+            )
+    return lines or ["  none"]
 
 
 def main(argv=None) -> int:
@@ -174,9 +190,11 @@ def main(argv=None) -> int:
         print(f"{r.case:<16} {r.entries:>7} {r.system:<20} {r.median_us:>10.2f} {r.min_us:>9.2f}  {r.check}")
     print("\n" + "\n".join(per_newer_entry(rows)))
     print("\nout: '=' bitwise equal to upstream with the same hit and miss counts, and served by the fast path's guard")
+    print("\nfast slower than upstream beyond the spread:", *slower_than_upstream(rows), sep="\n")
     if args.json:
+        env = small_graph.environment(args.device)
         with open(args.json, "w") as f:
-            json.dump({"argv": sys.argv[1:], "rows": [asdict(r) for r in rows]}, f, indent=1)
+            json.dump({"environment": env, "argv": sys.argv[1:], "rows": [asdict(r) for r in rows]}, f, indent=1)
     return 1 if any(r.check == "!" for r in rows) else 0
 
 

@@ -24,7 +24,7 @@ import torch
 import small_graph
 from small_graph import Case
 
-# Small enough for the CPU of CI and the developers; the parameter counts (38 and 52 tensors) are those of the
+# Small enough for a 2-core CPU; the parameter counts (38 and 52 tensors) are those of the
 # scaled-down models, whose guards check every parameter.
 LLAMA2 = dict(dim=256, n_layers=4, n_heads=4, vocab_size=512, max_seq_len=64)
 NANOGPT = dict(n_layer=4, n_head=4, n_embd=256, block_size=64, vocab_size=512, dropout=0.0)

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
 import statistics
+import sys
 import time
 
 import torch
@@ -169,10 +171,12 @@ def main():
     parser.add_argument("--cases", default="train_step,nanogpt_4x64")
     parser.add_argument("--number", type=int, default=None, help="calls per sample (default: 2000 / 20)")
     parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--json", metavar="PATH")
     args = parser.parse_args()
     sync = torch.cuda.synchronize if args.device == "cuda" else (lambda: None)
     env = small_graph.environment(args.device)
     print(" | ".join(f"{k} {v}" for k, v in env.items()))
+    results = {}
     for name in args.cases.split(","):
         number = args.number or (2000 if name == "train_step" else 20)
         pieces, backward, compiled_backward = pieces_of(name, args.device)
@@ -183,6 +187,8 @@ def main():
             print(f"{piece:<40} {us:10.2f} us")
         engine = median["fast step"] - median["fast forward (hit)"] - median["compiled backward (called directly)"]
         print(f"{'autograd engine part (derived)':<40} {engine:10.2f} us")
+        median["autograd engine part (derived)"] = engine
+        results[name] = median
         if args.device == "cuda":
             timer = RegionTimer(backward)
             for _ in range(number):
@@ -194,6 +200,10 @@ def main():
                     f"{'  its nvFuser regions (host time)':<40} {per_call:10.2f} us"
                     f" ({timer.calls // number} region calls per backward)"
                 )
+                median["  its nvFuser regions (host time)"] = per_call
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"environment": env, "argv": sys.argv[1:], "cases": results}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -415,7 +415,6 @@ class FastCallableState:
         "thunder_module_ref",
         "runtime",
         "misses",
-        "__weakref__",
     )
 
     def __init__(self, upstream_fn, cd, cs, thunder_module=None):
@@ -580,7 +579,8 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
             if result is DECLINE:
                 return state.call_upstream(args, kwargs, "declined")
             return result
-        return state.call_upstream(args, kwargs, "miss")
+        # No entry's guard passed; or the newest entry has none (it keeps upstream's path, and so do older ones).
+        return state.call_upstream(args, kwargs, "miss" if state.calls else "no guard")
 
     def fast_fn(*args, **kwargs):
         if get_trace(None) is not None:

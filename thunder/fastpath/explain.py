@@ -30,7 +30,7 @@ from thunder.fastpath.guard_steps import DECLINE
 logger = logging.getLogger("thunder.fastpath")
 
 _MAX_RECORDS = 64  # per callable: the newest are kept
-_MAX_DECLINE_REASONS = 8  # per callable: the first distinct ones are kept
+_MAX_DECLINE_REASONS = 8  # per callable: the declined calls explained (their distinct reasons kept)
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,8 @@ class FastPathStats:
     hits: int
     misses: int
     served_by_guards: int  # hits that no call of upstream's path made
-    upstream_path_calls: dict = field(default_factory=dict)  # why calls went there: "miss", "declined", "no guard"
+    # why calls went there: "miss", "declined", "no guard" (the newest entry has none), "cache changed" (a first call)
+    upstream_path_calls: dict = field(default_factory=dict)
     entries: int = 0
     guarded_entries: int = 0
     upstream_entries: tuple[str, ...] = ()  # why each entry without a guard has none
@@ -88,7 +89,7 @@ class FastPathStats:
 class MissRecorder:
     """A fast callable's records of the calls that its guards did not serve (kept by its ``FastCallableState``)."""
 
-    __slots__ = ("name", "records", "upstream_path_calls", "upstream_hits", "decline_reasons")
+    __slots__ = ("name", "records", "upstream_path_calls", "upstream_hits", "decline_reasons", "declines_explained")
 
     def __init__(self, cd):
         fn = cd.fn
@@ -97,6 +98,7 @@ class MissRecorder:
         self.upstream_path_calls: collections.Counter = collections.Counter()
         self.upstream_hits = 0
         self.decline_reasons: list[str] = []
+        self.declines_explained = 0  # the first few declined calls are explained, not every one
 
     def after_upstream_call(self, state, args, kwargs, why: str, n_before: int, hits_before: int, misses_before: int):
         """Called after each call through upstream's path, with ``why`` it went there and the cache's length, hits and
@@ -105,8 +107,12 @@ class MissRecorder:
         cs = state.cs
         self.upstream_hits += cs.cache_hits - hits_before
         if cs.cache_misses == misses_before:
-            if why == "declined" and len(self.decline_reasons) < _MAX_DECLINE_REASONS:
-                self.note_decline(state, args, kwargs)
+            if why == "declined" and self.declines_explained < _MAX_DECLINE_REASONS:
+                self.declines_explained += 1
+                try:
+                    self.note_decline(state, args, kwargs)
+                except Exception:  # a bug here must not fail the caller's call; the reason goes unnoted
+                    pass
             return
         try:
             verdicts = tuple(self.verdicts(state, args, kwargs, n_before))

@@ -3,8 +3,8 @@
 
 ``nn.Module.__call__`` runs ``_wrapped_call_impl`` and ``_call_impl``, which read the compiled-call slot, the
 JIT tracing state, eight hook dicts and ``forward``, before ``ThunderModule.forward`` calls ``_forward_fn``:
-three Python frames that cost more than a whole cache hit of the fast path on a small module (about 2 µs on a
-2-core CPU). ``FastThunderModule.__call__`` reads the same state and, when none of it asks for anything (no
+three Python frames that cost more than a whole cache hit of the fast path on a small module.
+``FastThunderModule.__call__`` reads the same state and, when none of it asks for anything (no
 hooks, not compiled, no ``torch.jit`` scope recording, no ``forward`` set on the instance) and no Thunder trace
 is being built (another jitted callable calling this one while it is traced), hands the arguments to the fast
 callable's dispatcher itself; otherwise it hands the call to ``nn.Module.__call__`` unchanged.

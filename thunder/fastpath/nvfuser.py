@@ -123,7 +123,7 @@ class FusionRegion:
         # The PreparedLayout of the last layout, or None. One tuple, so that a reader sees one layout's fields.
         self.prepared = None
         # The first layout's tuple, tried again first whenever the layout changes: coming back to it costs one check,
-        # and it stays the same object, which the cache hit that knows it relies on (cache_hit.py, _entry_layout).
+        # and it stays the same object, which the cache hit that knows it relies on (cache_hit.py, entry_layout).
         self.first_prepared = None
         self.last_used = None
         self.last_inputs = None

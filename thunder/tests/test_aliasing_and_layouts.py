@@ -102,8 +102,7 @@ def test_aliasing_when_the_prologue_does_not_check_the_inputs():
 def test_prologue_without_checks_behaves_as_upstream():
     # PrunePrologueChecks(prune_all_checks=True) leaves the prologue no check at all, the alias check included (the
     # user vouches for the inputs): upstream then hits its one entry whatever the shapes, dtypes or aliasing, and the
-    # guard built from that prologue must neither check more nor fail to build (found by session 41's
-    # transforms_probe.py).
+    # guard built from that prologue must neither check more nor fail to build.
     from thunder.transforms.prune_prologue_checks import PrunePrologueChecks
 
     other_shape = lambda: ((t(2, 3), t(2, 3, seed=1)), {})
@@ -132,10 +131,9 @@ class TiedEmbeddings(torch.nn.Module):
 
 @pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
 def test_one_tensor_under_two_names_takes_the_tensor_guard(device, executors, monkeypatch):
-    # TensorGuards fails on a tensor passed twice: until session 42 every hit of a weight-tied model (and of f(x, x))
-    # went on to the slow per-tensor check (small_models.py's nanoGPT on this CPU: a guard of 99 µs, 19 untied;
-    # BENCHMARKS.md). The guard now checks each tensor once and the later name by identity; once the names hold two
-    # tensors, the slow check decides, as the prologue does.
+    # TensorGuards fails on a tensor passed twice, which would send every hit of a weight-tied model (and of f(x, x))
+    # to the slow per-tensor check. The guard checks each tensor once and the later name by identity; once the names
+    # hold two tensors, the slow check decides, as the prologue does.
     from thunder.fastpath import tensor_checks
 
     slow_checks = []

@@ -66,11 +66,10 @@ def autocast_flag(device):
 
 @pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
 def test_hits_under_autocast(device, executors):
-    # Since session 43 an entry made under CPU's or CUDA's autocast takes the fast path on hits: the guard checks the
-    # autocast state that upstream's cache info holds, the hit calls the entry's functions through upstream's
-    # no_autocast decorator (autocast off inside; since session 44 with grad mode switched as for any entry, not by
-    # the torch.no_grad() decorator) and pushes onto the compile data's autocast stack as upstream's
-    # populate_cache_info does on each call under autocast.
+    # An entry made under CPU's or CUDA's autocast takes the fast path on hits: the guard checks the autocast state
+    # that upstream's cache info holds, the hit calls the entry's functions through upstream's no_autocast decorator
+    # (autocast off inside; grad mode switched as for any entry, not by the torch.no_grad() decorator) and pushes onto
+    # the compile data's autocast stack as upstream's populate_cache_info does on each call under autocast.
     other = "cuda" if device == "cpu" else "cpu"
     bf16 = lambda: torch.autocast(device, dtype=torch.bfloat16)
     fp16 = lambda: torch.autocast(device, dtype=torch.float16)

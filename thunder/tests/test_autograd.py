@@ -122,7 +122,7 @@ def two_layers(x, w1, w2):
         # no backward: the saved view of an output must not keep the graph alive (pytorch/pytorch#94990)
         lambda out: None,
         # anomaly mode checks every gradient for NaN with .item(), the link tensor's on the meta device too: upstream
-        # raises RuntimeError (found by session 41's autograd_context_probe.py), and so must the fast path
+        # raises RuntimeError, and so must the fast path
         _backward_in_anomaly_mode,
     ],
     ids=["sum", "ones", "twice", "retain_graph", "retain_graph_then_again", "no_backward", "anomaly_mode"],

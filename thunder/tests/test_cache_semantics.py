@@ -227,7 +227,7 @@ def test_symbolic_values():
     up, fast = run_differential(f, calls, cache="symbolic values")
     assert thunder.cache_hits(fast) >= 2
     # Under "symbolic values" upstream 0.2.6 does not check a torch.Size argument's values either: reshaping to (3, 2)
-    # after (2, 3) hits the first entry and returns (2, 3) (found by session 41's argument_kinds_probe.py).
+    # after (2, 3) hits the first entry and returns (2, 3).
     calls = [
         Call(lambda s=s: ((t(6), torch.Size(s)), {}), expect_fast=expect)
         for s, expect in [((2, 3), False), ((2, 3), True), ((3, 2), True)]

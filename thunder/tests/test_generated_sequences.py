@@ -98,7 +98,7 @@ def test_generated_call_sequences_with_shapes_at_several_positions(cache, sequen
     )
 )
 def test_generated_argument_identities(sequence):
-    # One tensor at several positions (an entry guard checks it once and the others by identity, session 42) and views
+    # One tensor at several positions (an entry guard checks it once and the others by identity) and views
     # of one storage, some of another shape, in turn with tensors of their own; b is updated in place, so aliasing
     # changes the results.
     def make(b_kind, c_kind):

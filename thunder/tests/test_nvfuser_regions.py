@@ -100,7 +100,7 @@ def test_fusion_region_picks_the_definition_by_layout_without_a_gpu():
             else:  # another layout: the descriptor cache, then the definition's execute
                 assert up.log[:2] == [("descriptors",), ("fd", want.key)]
             first, previous = first or layout, layout
-    # One tensor in two places (since session 43): checked once, and the other place by identity. Two tensors of that
+    # One tensor in two places: checked once, and the other place by identity. Two tensors of that
     # layout, or one tensor in the other two places, are another layout: the descriptors, then the right definition.
     up = FakeWrapper()
     region = FusionRegion(up, (0, 1, 2), 3)
@@ -405,8 +405,8 @@ def test_nvfuser_stride_switch():
 
 @requires_nvfuser
 def test_nvfuser_region_gets_one_tensor_in_two_places():
-    # f(x, x): the region of the entry made for it gets one tensor in two input places. Since session 43 its layout
-    # check takes the tensor once and the other place by identity; before, it computed the descriptors on every call.
+    # f(x, x): the region of the entry made for it gets one tensor in two input places. Its layout check takes the
+    # tensor once and the other place by identity, instead of computing the descriptors on every call.
     from thunder.fastpath.nvfuser import FusionRegion, _LayoutWithRepeats
 
     f = lambda a, b: (a * 2 + b).exp()

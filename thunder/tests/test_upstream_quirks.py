@@ -28,7 +28,7 @@ def test_a_call_under_autocast_changes_later_compilations_like_upstream():
     # autocast_stack on every call under torch.autocast and never pops it, and Thunder's autocast transform applies
     # its rules whenever that stack is not empty. After one call under autocast, an entry compiled outside autocast
     # computes a float32 matmul in bfloat16 (eager: float32). The fast path's hits under autocast push as upstream's
-    # calls do, so both stacks grow alike (sessions 42 and 43).
+    # calls do, so both stacks grow alike.
     bf16 = lambda: torch.autocast("cpu", dtype=torch.bfloat16)
     square = lambda n: lambda: ((t(n, n), t(n, n, seed=1)), {})
     calls = [
@@ -67,8 +67,8 @@ def test_values_that_upstream_does_not_check_behave_as_upstream():
         Call(with_none(t(3, seed=1)), expect_fast=True),
     ]
     run_differential(lambda a, o: a if o is None else a + o, calls)
-    # Nor an index that is None or Ellipsis (found by the OpInfo search's getitem, BENCHMARKS.md session 25): x[0]
-    # after x[...] hits the Ellipsis entry and returns all of x.
+    # Nor an index that is None or Ellipsis (found by tools/opinfo_differential.py's getitem): x[0] after x[...] hits
+    # the Ellipsis entry and returns all of x.
     with_index = lambda k: lambda: ((t(3, 4), k), {})
     calls = [
         Call(with_index(Ellipsis)),
@@ -77,8 +77,8 @@ def test_values_that_upstream_does_not_check_behave_as_upstream():
     ]
     up, _ = run_differential(lambda a, k: a[k], calls)
     assert up(t(3, 4), 0).shape == (3, 4)  # upstream's stale entry; when this fails, upstream changed
-    # Nor a bytes, set or range argument's contents, nor the order of a dict argument's keys (found by session 41's
-    # argument_kinds_probe.py): each second call below hits the first call's entry.
+    # Nor a bytes, set or range argument's contents, nor the order of a dict argument's keys: each second call below
+    # hits the first call's entry.
     n_times = lambda a, s: a * len(s)
     for name, fn, first, second, stale in [
         ("bytes", n_times, b"ab", b"abc", 2 * t(3)),
@@ -130,10 +130,9 @@ def _forward_tripled(module):
 def test_submodule_changed_after_jit_behaves_as_upstream(hooked_from_start, change):
     # A ThunderModule looks submodules up in `_module_cache`, filled when the model is jitted, so a submodule swapped
     # in afterwards is not seen: the prologue checks the old one's attributes and passes. Nor does the prologue check
-    # a submodule's hooks or instance forward (found by session 40's inner_module_changes_probe.py), nor see its
-    # parameters removed or parametrized (it reads them from the ThunderModule's copies made at jit time; session
-    # 41's module_state_probe.py). Both paths keep running the entry traced before the change; like the values above,
-    # this is upstream's to fix.
+    # a submodule's hooks or instance forward, nor see its parameters removed or parametrized (it reads them from the
+    # ThunderModule's copies made at jit time). Both paths keep running the entry traced before the change; like the
+    # values above, this is upstream's to fix.
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU())
     if hooked_from_start:

@@ -1,0 +1,260 @@
+"""Renders the tables of BENCHMARKS.md and README.md from the benchmarks' JSON in results/, so that prose and data
+cannot drift.
+
+    python tools/render_benchmarks.py           # rewrites the tables
+    python tools/render_benchmarks.py --check   # exits 1 if a document's tables differ from the rendered ones (CI)
+
+Each table sits between ``<!-- BEGIN name -->`` and ``<!-- END name -->``, where ``name`` is a results file without
+its ``.json`` (``cpu/small_graph``, ``h200/training_steps``, ...), or ``headline`` (README's: a few cases of both
+machines' small_graph.json). A results file is written by the benchmark command that BENCHMARKS.md names beside its
+table (``--json results/...``); a table whose file is missing says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import re
+import statistics
+import sys
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+RESULTS = REPO / "results"
+DOCUMENTS = (REPO / "BENCHMARKS.md", REPO / "README.md")
+HEADLINE_CASES = {
+    "issue1657": "#1657: `sin`, `sum`, `gt` on 400 x 400",
+    "rmsnorm_1x2880": "#2775: RMSNorm, 1 x 2880",
+    "two_8x8": "`a * b + a`, 8 x 8",
+    "params_32": "a module with 32 parameters",
+    "train_step": "a small training step",
+}
+BLOCK = re.compile(r"(<!-- BEGIN (?P<name>[\w/:]+) -->\n)(?P<body>.*?)(<!-- END (?P=name) -->)", re.S)
+
+
+def _environment(data: dict) -> str:
+    env = data.get("environment", {})
+    parts = [f"{k} {env[k]}" for k in ("gpu", "device", "python", "torch", "thunder", "nvfuser") if k in env]
+    return "Measured with " + ", ".join(parts) + "." if parts else ""
+
+
+def _ratio(x) -> str:
+    return "" if x is None else f"{x:.2f}"
+
+
+def per_call_table(data: dict) -> list[str]:
+    """small_graph.py and small_models.py: one row per case, the systems' medians side by side."""
+    rows = data["rows"]
+    systems = [
+        s
+        for s in ("eager", "thunder", "fast", "computation", "nvfuser-fec.execute")
+        if any(r["system"] == s for r in rows)
+    ]
+    names = {"thunder": "upstream", "nvfuser-fec.execute": "fd.fec.execute"}
+    head = ["case", *(f"{names.get(s, s)} µs" for s in systems), "fast / eager", "fast / upstream", "fast out"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    by_case: dict[str, dict] = {}
+    for r in rows:
+        by_case.setdefault(r["case"], {})[r["system"]] = r
+    for case, by_system in by_case.items():
+        fast = by_system["fast"]
+        cells = [f"{by_system[s]['median_us']:.2f}" if s in by_system else "" for s in systems]
+        lines.append(
+            f"| {case} | " + " | ".join(cells) + f" | {_ratio(fast['vs_eager'])} | {_ratio(fast['vs_upstream'])} |"
+            f" {fast['check']} |"
+        )
+    return lines
+
+
+def training_table(data: dict) -> list[str]:
+    """training_steps.py: one row per case and variant, each system's timings in the order they ran."""
+    rows = data["rows"]
+    lines = [
+        "| case | variant | eager µs | upstream µs | fast µs | fast / eager | fast / upstream | fast out |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    by_key: dict[tuple, dict] = {}
+    for r in rows:
+        by_key.setdefault((r["case"], r["variant"]), {})[r["system"]] = r
+
+    def timings(r):
+        return " / ".join(f"{t:.0f}" for t in r["timings_us"])
+
+    for (case, variant), s in by_key.items():
+        fast = s["fast"]
+        lines.append(
+            f"| {case} | {variant} | {timings(s['eager'])} | {timings(s['thunder'])} | {timings(fast)} |"
+            f" {_ratio(fast['vs_eager'])} | {_ratio(fast['vs_upstream'])} | {fast['check']} |"
+        )
+    return lines
+
+
+def distributed_table(data: dict) -> list[str]:
+    """distributed_training.py: one row per mode and rank."""
+    lines = [
+        "| mode | rank | eager µs | upstream µs | fast µs | fast / upstream | served by guards | fast out |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in data["rows"]:
+        t = r["timings_us"]
+
+        def cell(name, t=t):
+            return " / ".join(f"{x:.0f}" for x in t[name]) if name in t else "–"
+
+        ratio = statistics.median(t["fast"]) / statistics.median(t["thunder"])
+        served = f"{r['fast_served_while_timed']} of {r['fast_calls_while_timed']}"
+        lines.append(
+            f"| {r['mode']} | {r['rank']} | {cell('eager')} | {cell('thunder')} | {cell('fast')} | {ratio:.2f} |"
+            f" {served} | {r['check']} |"
+        )
+    return lines
+
+
+def cache_entries_table(data: dict) -> list[str]:
+    """cache_entries.py: hits of the oldest and the newest of N entries, then first calls (a miss that compiles)."""
+    by_key: dict[tuple, dict] = {}
+    first_calls: dict[str, dict] = {}
+    for r in data["rows"]:
+        if r["system"].endswith("first call"):
+            first_calls.setdefault(r["case"], {})[r["system"]] = r
+        else:
+            by_key.setdefault((r["case"], r["entries"]), {})[r["system"]] = r
+    systems = ["eager", "thunder oldest", "fast oldest", "thunder newest", "fast newest"]
+    heads = [s.replace("thunder", "upstream") for s in systems]
+    lines = ["| case | entries | " + " | ".join(f"{h} µs" for h in heads) + " | out |", "|" + "---|" * 8]
+    for (case, n), by_system in by_key.items():
+        cells = " | ".join(f"{by_system[s]['median_us']:.2f}" for s in systems)
+        marks = "".join(sorted({by_system[s].get("check", "") for s in systems[1:]}))
+        lines.append(f"| {case} | {n} | {cells} | {marks} |")
+    lines += ["", "| first call | upstream ms | fast ms | fast / upstream |", "|---|---|---|---|"]
+    for case, by_system in first_calls.items():
+        up, fast = by_system["thunder first call"]["median_us"], by_system["fast first call"]["median_us"]
+        lines.append(f"| {case} | {up / 1000:.1f} | {fast / 1000:.1f} | {fast / up:.3f} |")
+    return lines
+
+
+def targets_table(data: dict) -> list[str]:
+    """small_graph.py's figures beyond the medians (its ``print_targets``): per case, the fast path against its
+    computation (the floor of a hit), eager and nvFuser's executor; the growth of fast - computation per tensor input
+    (inputs_16 -> inputs_64) and per parameter (params_32 -> params_128)."""
+    by_case: dict[str, dict] = {}
+    for r in data["rows"]:
+        by_case.setdefault(r["case"], {})[r["system"]] = r
+    lines = [
+        "| case | fast / computation | fast - computation µs | fast / eager | fast / fd.fec.execute |",
+        "|---|---|---|---|---|",
+    ]
+    for case, s in by_case.items():
+        if "computation" not in s:
+            continue
+        fast, comp = s["fast"]["median_us"], s["computation"]["median_us"]
+        fec = f"{fast / s['nvfuser-fec.execute']['median_us']:.3f}" if "nvfuser-fec.execute" in s else ""
+        lines.append(
+            f"| {case} | {fast / comp:.3f} | {fast - comp:.2f} | {fast / s['eager']['median_us']:.3f} | {fec} |"
+        )
+    for small, large, what in (("inputs_16", "inputs_64", "tensor input"), ("params_32", "params_128", "parameter")):
+        a, b = by_case.get(small, {}), by_case.get(large, {})
+        if all(x in r for r in (a, b) for x in ("fast", "computation")):
+            growth = [
+                ((b["fast"][k] - b["computation"][k]) - (a["fast"][k] - a["computation"][k]))
+                / (b["fast"]["count"] - a["fast"]["count"])
+                for k in ("median_us", "min_us")
+            ]
+            lines.append(
+                f"\nGrowth of fast - computation per {what} ({small} -> {large}): {growth[0]:.3f} µs from medians,"
+                f" {growth[1]:.3f} from minima."
+            )
+    return lines
+
+
+def breakdown_table(data: dict) -> list[str]:
+    """training_breakdown.py: each case's pieces, medians in µs."""
+    cases = data["cases"]
+    names = list(cases)
+    pieces = list(dict.fromkeys(p for c in cases.values() for p in c))
+    lines = ["| piece | " + " | ".join(f"{n} µs" for n in names) + " |", "|---|" + "---|" * len(names)]
+    for piece in pieces:
+        cells = [f"{cases[n][piece]:.2f}" if piece in cases[n] else "" for n in names]
+        label = piece.strip().replace("|", "/")
+        label = f"&nbsp;&nbsp;{label}" if piece.startswith("  ") else label
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return lines
+
+
+RENDERERS = {
+    "small_graph": per_call_table,
+    "small_models": per_call_table,
+    "training_steps": training_table,
+    "distributed_training": distributed_table,
+    "cache_entries": cache_entries_table,
+    "training_breakdown": breakdown_table,
+    "small_graph:targets": targets_table,
+}
+
+
+def headline_table() -> str:
+    """README's table: a few cases of small_graph.py on each machine, medians in µs."""
+    lines = [
+        "| case | machine | eager | upstream | fast path | fast / eager | fast / upstream |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for machine in ("h200", "cpu"):
+        path = RESULTS / machine / "small_graph.json"
+        if not path.exists():
+            continue
+        rows = {(r["case"], r["system"]): r for r in json.loads(path.read_text())["rows"]}
+        label = "H200" if machine == "h200" else "2-core CPU"
+        for case, words in HEADLINE_CASES.items():
+            if (case, "fast") not in rows:
+                continue
+            eager, up, fast = (rows[(case, s)] for s in ("eager", "thunder", "fast"))
+            ratios = f"{_ratio(fast['vs_eager'])} | {_ratio(fast['vs_upstream'])}"
+            lines.append(
+                f"| {words} | {label} | {eager['median_us']:.1f} | {up['median_us']:.1f} |"
+                f" {fast['median_us']:.1f} {fast['check']} | {ratios} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def render(name: str) -> str:
+    if name == "headline":
+        return headline_table()
+    file, _, view = name.partition(":")
+    path = RESULTS / f"{file}.json"
+    if not path.exists():
+        return f"(not measured: `results/{file}.json` is missing)\n"
+    data = json.loads(path.read_text())
+    kind = pathlib.PurePosixPath(file).name
+    lines = RENDERERS[f"{kind}:{view}" if view else kind](data)
+    environment = _environment(data)
+    return "\n".join(lines) + "\n" + (f"\n{environment}\n" if environment else "")
+
+
+def rendered(document: str) -> str:
+    return BLOCK.sub(lambda m: m.group(1) + render(m.group("name")) + m.group(4), document)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="compare instead of writing")
+    args = parser.parse_args()
+    stale = []
+    for path in DOCUMENTS:
+        document = path.read_text()
+        new = rendered(document)
+        if new == document:
+            continue
+        if args.check:
+            stale.append(path.name)
+        else:
+            path.write_text(new)
+    if stale:
+        print(f"tables in {', '.join(stale)} differ from those rendered from results/: run tools/render_benchmarks.py")
+        return 1
+    if args.check:
+        print("the tables in " + ", ".join(p.name for p in DOCUMENTS) + " are those rendered from results/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
