@@ -133,6 +133,30 @@ def _raised(steps, k: int, error: Exception) -> str:
     return f"{where}: reading it raised {type(error).__name__}: {error}"
 
 
+class Constants:
+    """A value as guard source: a literal where it has one, else a name (``__c0``, ...) bound in the namespace."""
+
+    def __init__(self, namespace: dict):
+        self.namespace = namespace
+        self.count = 0
+
+    def __call__(self, value) -> str:
+        if (
+            value is None
+            or type(value) in (bool, int, str)
+            or (type(value) is float and value == value and abs(value) != float("inf"))
+        ):
+            return repr(value)
+        if isinstance(value, torch.dtype):
+            return str(value)
+        if value in (bool, int, float, complex, str):
+            return value.__name__
+        name = f"__c{self.count}"
+        self.count += 1
+        self.namespace[name] = value
+        return name
+
+
 class GuardBuilder:
     """Builds one cache entry's ``Guard`` from its prologue trace: the prologue's own lines (``PrologueTranslator``),
     then the global state (``GlobalStateChecks``), the tensors and their aliasing (``tensor_checks``)."""
@@ -148,7 +172,7 @@ class GuardBuilder:
         cache_note="",
     ):
         self.namespace = dict(_GLOBALS)
-        self.constants: list = []
+        self.constant = Constants(self.namespace)
         self.data_parallel = data_parallel
         self.prologue = PrologueTranslator(
             prologue_trace,
@@ -159,23 +183,6 @@ class GuardBuilder:
             arg_names=arg_names,
             cache_note=cache_note,
         )
-
-    def constant(self, value) -> str:
-        """``value`` as guard source: a literal where it has one, else a name bound in the guard's namespace."""
-        if (
-            value is None
-            or type(value) in (bool, int, str)
-            or (type(value) is float and value == value and abs(value) != float("inf"))
-        ):
-            return repr(value)
-        if isinstance(value, torch.dtype):
-            return str(value)
-        if value in (bool, int, float, complex, str):
-            return value.__name__
-        name = f"__c{len(self.constants)}"
-        self.constants.append(value)
-        self.namespace[name] = value
-        return name
 
     def source_of(self, x) -> str:
         """A value that the prologue returns, as source."""

@@ -50,6 +50,8 @@ class ValueReason(Reason):
 
 @dataclass(frozen=True)
 class Step:
+    """A few lines of a guard's body, and what they mean in words where they can fail."""
+
     lines: tuple[str, ...]
     reason: Reason | None = None  # what a `return __MISS` or `return __DECLINE` in `lines` means
     explaining: tuple[str, ...] | None = None  # the lines of the explaining form, where they differ

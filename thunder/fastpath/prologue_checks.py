@@ -35,13 +35,13 @@ def thunder_module_in(compile_data, model):
 
 
 class PrologueTranslator:
-    """Translates one prologue trace, bound symbol by bound symbol, into ``steps``."""
+    """Translates one prologue trace, bound symbol by bound symbol (``_HANDLERS``), into ``steps``."""
 
     def __init__(self, trace, *, thunder_module, compile_data, constant, namespace, arg_names=(), cache_note=""):
         self.trace = trace
         self.thunder_module = thunder_module
         self.compile_data = compile_data
-        self.constant = constant  # the guard's source for a value (a literal, or a name bound in the namespace)
+        self.constant = constant  # a Constants: the guard's source for a value
         self.namespace = namespace
         self.arg_names = tuple(arg_names)  # the function's positional parameters, to name args[i] in explanations
         self.cache_note = cache_note  # said of Python values' checks in explanations
@@ -60,26 +60,6 @@ class PrologueTranslator:
         # Parameters read from the jitted module's ThunderModule's _overrides_parameters (see tensor_check_steps)
         self.overridden_parameters: set[str] = set()
         self.returned = None
-        self.handlers = {
-            PrimIDs.UNPACK_TRIVIAL: self.unpack_trivial,
-            "check_len": self.check_len,
-            PrimIDs.UNPACK_GETITEM: self.unpack_getitem,
-            PrimIDs.UNPACK_ATTR: self.unpack_attr,
-            PrimIDs.UNPACK_FUNCTION_OBJ: self.unpack_function_obj,
-            PrimIDs.UNPACK_THUNDER_MODULE: self.unpack_thunder_module,
-            PrimIDs.UNPACK_PARAMETER: self.unpack_module_member,
-            PrimIDs.UNPACK_BUFFER: self.unpack_module_member,
-            PrimIDs.UNPACK_SUBMODULE: self.unpack_module_member,
-            PrimIDs.UNPACK_CACHE_INFO: self.unpack_cache_info,
-            "shape": self.unpack_shape,
-            "check_tensor_metadata": self.check_tensor_metadata,
-            "check_number_type_and_value": self.check_number,
-            "check_string_value": self.check_equal,
-            "check_literal_like": self.check_equal,
-            "check_none": self.check_none,
-            "check_slice_value": self.check_slice,
-            PrimIDs.RETURN: self.return_,
-        }
 
     def translate(self) -> list[Step]:
         # Names read by anything but a jitted module's unpack_thunder_module, which the guard resolves through a
@@ -94,10 +74,10 @@ class PrologueTranslator:
             for p in bsym.flat_outs:
                 if isinstance(p, Proxy) and (p.name.startswith("__") or p.name == "torch"):
                     raise Unsupported(f"trace name {p.name!r} would shadow the guard's own names")
-            handler = self.handlers.get(bsym.sym.id)
+            handler = _HANDLERS.get(bsym.sym.id)
             if handler is None:
                 raise Unsupported(f"prologue symbol {bsym.sym.id}")
-            handler(bsym.sym.id, bsym.args, bsym.output)
+            handler(self, bsym.sym.id, bsym.args, bsym.output)
         if self.returned is None:
             raise Unsupported("prologue without return")
         return self.steps
@@ -287,3 +267,27 @@ class PrologueTranslator:
 
     def return_(self, sid, args, out) -> None:
         self.returned = args[0]
+
+
+# The translation of each prologue symbol, by its id. A table of the class's functions, not of bound methods: a
+# translator that held its own bound methods would be a reference cycle, and it holds the jitted module until freed.
+_HANDLERS = {
+    PrimIDs.UNPACK_TRIVIAL: PrologueTranslator.unpack_trivial,
+    "check_len": PrologueTranslator.check_len,
+    PrimIDs.UNPACK_GETITEM: PrologueTranslator.unpack_getitem,
+    PrimIDs.UNPACK_ATTR: PrologueTranslator.unpack_attr,
+    PrimIDs.UNPACK_FUNCTION_OBJ: PrologueTranslator.unpack_function_obj,
+    PrimIDs.UNPACK_THUNDER_MODULE: PrologueTranslator.unpack_thunder_module,
+    PrimIDs.UNPACK_PARAMETER: PrologueTranslator.unpack_module_member,
+    PrimIDs.UNPACK_BUFFER: PrologueTranslator.unpack_module_member,
+    PrimIDs.UNPACK_SUBMODULE: PrologueTranslator.unpack_module_member,
+    PrimIDs.UNPACK_CACHE_INFO: PrologueTranslator.unpack_cache_info,
+    "shape": PrologueTranslator.unpack_shape,
+    "check_tensor_metadata": PrologueTranslator.check_tensor_metadata,
+    "check_number_type_and_value": PrologueTranslator.check_number,
+    "check_string_value": PrologueTranslator.check_equal,
+    "check_literal_like": PrologueTranslator.check_equal,
+    "check_none": PrologueTranslator.check_none,
+    "check_slice_value": PrologueTranslator.check_slice,
+    PrimIDs.RETURN: PrologueTranslator.return_,
+}

@@ -62,7 +62,7 @@ class GlobalStateChecks:
         self.expected = expected_state
         self.data_parallel = data_parallel
         self.namespace = namespace
-        self.constant = constant  # the guard's source for a value (a literal, or a name bound in the namespace)
+        self.constant = constant  # a Constants: the guard's source for a value
         namespace.update(NAMESPACE)
         namespace["__grad_mode_words"] = _grad_mode_words
         namespace["__autocast_words"] = _autocast_words

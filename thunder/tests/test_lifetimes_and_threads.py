@@ -170,3 +170,24 @@ def test_threads_making_the_first_calls_at_once_like_upstream():
         hits, misses = hits_misses(jitted)
         assert hits + misses == thunder.compile_stats(jitted).calls == n_threads * n_calls
         assert misses >= 4  # one entry per shape at least (two threads may compile one shape at once)
+
+
+@pytest.mark.parametrize("calls", [1, 3])
+def test_a_module_is_freed_after_its_first_calls_like_upstream(calls):
+    # The call that makes an entry also builds its guard, whose builder holds the jitted module while it works: the
+    # builder must make no reference cycle, or the module would live on until the cycle collector ran
+    # (lightning-thunder's test_thunder_optimized_module_is_freed). The collector is off from before the module exists.
+    freed = {}
+    gc.collect()
+    gc.disable()
+    try:
+        for fastpath in (False, True):
+            jitted = thunder.jit(torch.nn.ReLU(), fastpath=fastpath)
+            ref = weakref.ref(jitted)
+            for i in range(calls):
+                jitted(t(5 if i == 2 else 4))  # the third call another shape: a miss, explained by the fast path
+            del jitted
+            freed[fastpath] = ref() is None
+    finally:
+        gc.enable()
+    assert freed == {False: True, True: True}
