@@ -20,6 +20,7 @@ import torch
 
 import thunder
 import thunder.fastpath  # noqa: F401
+from thunder.fastpath.explain import fastpath_state
 
 warnings.filterwarnings("ignore")
 
@@ -233,7 +234,7 @@ def main():
             seq = [rng.randrange(len(pool)) for _ in range(6)]
             upstream = thunder.jit(fn, fastpath=False, cache=opts.cache)
             fast = thunder.jit(fn, cache=opts.cache)
-            state = (fast._forward_fn if isinstance(fast, torch.nn.Module) else fast)._lc_fastpath_state
+            state = fastpath_state(fast)
             for step, index in enumerate(seq):
                 a = outcome(upstream, pool[index], step)
                 guarded_before, hits_before = {id(hit.entry) for hit in state.hits}, thunder.cache_hits(fast)

@@ -36,6 +36,7 @@ import torch
 import thunder
 import thunder.fastpath  # noqa: F401
 from thunder.fastpath.cache_hit import entry_used_last
+from thunder.fastpath.explain import fastpath_state
 
 # ------------------------------------------------------------------------------------------------ the callables
 DEVICE = "cpu"  # where the tensors are made (--device): the search makes them under torch.device(DEVICE)
@@ -392,7 +393,7 @@ def run_sequence(c: Callable, rng: random.Random, steps: int, cache: str, tally:
         c.reset()
     upstream = thunder.jit(c.fn, fastpath=False, cache=cache)
     fast = thunder.jit(c.fn, cache=cache)
-    state = (fast._forward_fn if isinstance(fast, torch.nn.Module) else fast)._lc_fastpath_state
+    state = fastpath_state(fast)
     history = []
     for _ in range(steps):
         if c.steps and rng.random() < 0.4:

@@ -24,6 +24,7 @@ import torch
 import thunder
 import thunder.fastpath  # noqa: F401
 from thunder.fastpath.cache_hit import entry_used_last
+from thunder.fastpath.explain import fastpath_state
 
 
 class MLP(torch.nn.Module):
@@ -231,7 +232,7 @@ def counts(f):
 
 
 def fast_state(jitted):
-    return (jitted._forward_fn if isinstance(jitted, torch.nn.Module) else jitted)._lc_fastpath_state
+    return fastpath_state(jitted)
 
 
 class CallWatch:

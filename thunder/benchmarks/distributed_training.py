@@ -28,13 +28,14 @@ import json
 import os
 import statistics
 import sys
-import time
 
 import torch
 import torch.distributed as tdist
 
 import thunder
 import thunder.fastpath
+
+from training_steps import time_rounds
 
 CONFIGS = {
     "tiny": dict(n_layer=2, n_head=2, n_embd=32, block_size=32, vocab_size=65, dropout=0.0, bias=False),
@@ -119,23 +120,6 @@ def same_parameters(a: System, b: System) -> bool:
     return sa.keys() == sb.keys() and all(torch.equal(sa[k], sb[k]) for k in sa)
 
 
-def time_systems(systems, rounds, blocks, steps, sync) -> dict[str, list[float]]:
-    timings = {name: [] for name in systems}
-    names = list(systems)
-    for r in range(rounds):
-        for name in names[r % len(names) :] + names[: r % len(names)]:
-            per_block = []
-            for _ in range(blocks):
-                barrier(sync)
-                start = time.perf_counter()
-                for _ in range(steps):
-                    systems[name].step()
-                barrier(sync)
-                per_block.append((time.perf_counter() - start) / steps * 1e6)
-            timings[name].append(statistics.median(per_block))
-    return timings
-
-
 def barrier(sync) -> None:
     sync()
     if tdist.is_initialized():
@@ -150,7 +134,8 @@ def run_mode(mode, device, args, sync) -> dict:
     barrier(sync)
     mark = "=" if same_parameters(systems["thunder"], systems["fast"]) else "!"
     before = thunder.fastpath.stats(systems["fast"].callable)
-    timings = time_systems(systems, args.rounds, args.blocks, args.steps, sync)
+    # training_steps.py's protocol, each block between barriers of all ranks
+    timings, _, _ = time_rounds(systems, args.rounds, args.blocks, args.steps, lambda: barrier(sync), False)
     after = thunder.fastpath.stats(systems["fast"].callable)
     return {
         "rank": rank(),

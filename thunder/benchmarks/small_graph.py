@@ -35,6 +35,7 @@ from torch.testing import make_tensor
 
 import thunder
 import thunder.fastpath  # noqa: F401  (patches thunder.jit; the systems below choose per callable)
+from thunder.fastpath.explain import fastpath_state
 
 
 # ------------------------------------------------------------------------------------------------ the cases
@@ -136,7 +137,7 @@ def make_cases(device: str) -> list[Case]:
 # ------------------------------------------------------------------------------------------------ the systems
 def fast_state(jitted):
     """The fast path's state of a callable that ``thunder.jit`` returned (a jitted module's is on its forward)."""
-    return (jitted._forward_fn if isinstance(jitted, torch.nn.Module) else jitted)._lc_fastpath_state
+    return fastpath_state(jitted)
 
 
 def computation_only(fast):

@@ -28,6 +28,7 @@ import time
 import torch
 
 import thunder
+from thunder.fastpath.explain import fastpath_state
 from thunder.fastpath.nvfuser import FusionRegion
 
 import hit_breakdown
@@ -125,7 +126,7 @@ def pieces_of(name, device):
         for _ in range(3):
             f(*args).backward()
     fast = systems["fast"]
-    state = (fast._forward_fn if isinstance(fast, torch.nn.Module) else fast)._lc_fastpath_state
+    state = fastpath_state(fast)
     hit = state.hits[0]
     inputs, _ = hit.guard.check(args, {})
     set_grad = torch._C._set_grad_enabled

@@ -27,7 +27,14 @@ import thunder
 from thunder.core.module import ThunderModule
 from thunder.fastpath import nvfuser
 from thunder.fastpath.cache_hit import make_fast
-from thunder.fastpath.explain import FastPathStats, MissRecord, log_from_environment, recompile_reasons, stats
+from thunder.fastpath.explain import (
+    FastPathStats,
+    MissRecord,
+    fastpath_state,
+    log_from_environment,
+    recompile_reasons,
+    stats,
+)
 from thunder.fastpath.module import FastThunderModule
 
 __all__ = [
@@ -65,8 +72,7 @@ def is_enabled() -> bool:
 
 def is_fast(jitted) -> bool:
     """Whether a callable returned by ``thunder.jit`` takes the fast path."""
-    call = jitted._forward_fn if isinstance(jitted, ThunderModule) else jitted
-    return hasattr(call, "_lc_fastpath_state")
+    return fastpath_state(jitted) is not None
 
 
 @functools.wraps(_upstream_jit)

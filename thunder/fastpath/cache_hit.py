@@ -415,6 +415,8 @@ class FastCallableState:
         "thunder_module_ref",
         "runtime",
         "misses",
+        "arg_names",
+        "cache_note",
     )
 
     def __init__(self, upstream_fn, cd, cs, thunder_module=None):
@@ -441,6 +443,9 @@ class FastCallableState:
             "__autocast_push": cd.autocast_stack.push,  # holds the stack, not the compile data
         }
         self.misses = MissRecorder(cd)  # what a call not served by a guard met (explain.py)
+        # How explanations name things: the function's positional parameters, the cache option.
+        self.arg_names = _positional_names(cd.fn)
+        self.cache_note = f"(cache={cd.cache_option.name.lower().replace('_', ' ')})"
 
     @property
     def published(self):
@@ -502,8 +507,8 @@ class FastCallableState:
                 thunder_module=self.thunder_module_ref(),
                 compile_data=cd,
                 data_parallel=bool(getattr(cd.fn, "use_ddp", False) or getattr(cd.fn, "use_fsdp", False)),
-                arg_names=_positional_names(cd.fn),
-                cache_note=f"(cache={cd.cache_option.name.lower().replace('_', ' ')})",
+                arg_names=self.arg_names,
+                cache_note=self.cache_note,
             )
             connection = None
             if entry.backward_fn is not None:

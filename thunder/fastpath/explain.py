@@ -151,9 +151,15 @@ class MissRecorder:
                 return
 
 
-def _state(jitted):
+def fastpath_state(jitted):
+    """The ``FastCallableState`` of a callable that ``thunder.jit`` returned (a module's is on its forward), or None
+    where it takes upstream's path."""
     call = jitted._forward_fn if isinstance(jitted, ThunderModule) else jitted
-    state = getattr(call, "_lc_fastpath_state", None)
+    return getattr(call, "_lc_fastpath_state", None)
+
+
+def _state(jitted):
+    state = fastpath_state(jitted)
     if state is None:
         raise TypeError(f"{jitted!r} does not take the fast path (thunder.fastpath.is_fast is False)")
     return state
