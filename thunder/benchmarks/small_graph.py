@@ -499,12 +499,12 @@ def run_cases(cases, device, repeats, budget_s, json_path=None, with_compile=Fal
     rows = []
     for case in cases:
         rows += run_case(case, device, repeats, budget_s, with_compile, with_thunderfx)
+        if json_path:  # after every case: a run cut short by a time limit keeps the cases it finished
+            with open(json_path, "w") as f:
+                json.dump({"environment": env, "argv": sys.argv[1:], "rows": [asdict(r) for r in rows]}, f, indent=1)
     print_table(rows)
     print_targets(rows)
     print_slower_than_upstream(rows)
-    if json_path:
-        with open(json_path, "w") as f:
-            json.dump({"environment": env, "argv": sys.argv[1:], "rows": [asdict(r) for r in rows]}, f, indent=1)
     return rows
 
 

@@ -226,7 +226,9 @@ def _device_allocations() -> int:
 def run_case(case, device, args) -> tuple[list[Row], dict]:
     """Both variants of one case, on one set of systems (one compilation each)."""
     systems = build(case, device, args.with_compile)
+    start = time.perf_counter()
     marks = checks_after_warm_up(systems, args.warm_up)
+    print(f"{case.name}: warm-up (compilation included) {time.perf_counter() - start:.0f} s", flush=True)
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     rows, extras = [], {}
     for variant in args.variants.split(","):
@@ -304,6 +306,20 @@ def print_slower_than_upstream(rows: list[Row]) -> None:
     print("\nfast slower than upstream beyond the spread:", *(slower or ["  none"]), sep="\n")
 
 
+def write_json(path, env, argv, rows, extras) -> None:
+    with open(path, "w") as f:
+        json.dump(
+            {
+                "environment": env,
+                "argv": argv,
+                "rows": [asdict(r) for r in rows],
+                "while_timed": {f"{c} {v}": e for (c, v), e in extras.items()},
+            },
+            f,
+            indent=1,
+        )
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=("cpu", "cuda"))
@@ -343,19 +359,9 @@ def main(argv=None) -> int:
         case_rows, case_extras = run_case(case, args.device, args)
         rows += case_rows
         extras.update(case_extras)
+        if args.json:  # after every case: a run cut short by a time limit keeps the cases it finished
+            write_json(args.json, env, sys.argv[1:] if argv is None else argv, rows, extras)
     print_table(rows, extras)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(
-                {
-                    "environment": env,
-                    "argv": sys.argv[1:] if argv is None else argv,
-                    "rows": [asdict(r) for r in rows],
-                    "while_timed": {f"{c} {v}": e for (c, v), e in extras.items()},
-                },
-                f,
-                indent=1,
-            )
     return 1 if any(r.check == "!" for r in rows) else 0
 
 
