@@ -2,7 +2,7 @@
 # The project's GPU runs, for the `device` tool (see .ci/README.md). Run from the checkout's root with carry
 # [".device"] as `source .ci/device_prelude.sh && bash .ci/gpu_run.sh PHASE`; everything is written to $OUT.
 #   measure      the benchmarks whose JSON results/h200/ holds (copy the files there), and the training breakdown
-#   tests        the README's test command on CUDA (the tests that need nvFuser run there only)
+#   tests        the tests that need CUDA and nvFuser (marker nvfuser; CI runs the others), or $TESTS_M as pytest -m
 #   shipped      lightning-thunder's test_nvfuser (or $SHIPPED, with $SHIPPED_K as pytest -k) on and off
 #   distributed  lightning-thunder's distributed tests ($SHIPPED) on and off: needs two GPUs (nvidia-h200-x2)
 set -uo pipefail
@@ -20,7 +20,7 @@ measure)
   timeout 60 python3 $B/training_breakdown.py --device cuda --cases train_step 2>&1 | quiet | tee "$OUT/breakdown.log"
   ;;
 tests)
-  python3 -m pytest -q -p no:cacheprovider thunder/tests 2>&1 | tail -n 30 | tee "$OUT/tests.log"
+  python3 -m pytest -q -p no:cacheprovider -m "${TESTS_M:-nvfuser}" thunder/tests 2>&1 | tail -n 30 | tee "$OUT/tests.log"
   ;;
 distributed)
   # Workers are spawned processes, which pytest's -p thunder.fastpath does not reach: .ci/fastpath_site's

@@ -1,6 +1,6 @@
 """Per-call host overhead of thunder.jit on small graphs: eager, upstream thunder.jit and the fast path side by side.
 
-    python thunder/benchmarks/small_graph.py [--device cpu|cuda] [--cases a,b] [--quick] [--json PATH]
+    python thunder/benchmarks/small_graph.py [--device cpu|cuda] [--cases a,b] [--quick] [--json PATH [--update]]
                                              [--plot PATH] [--with-compile] [--with-thunderfx]
 
 Every system runs in this one process, interleaved repeat by repeat, on the same inputs. A row gives the median,
@@ -490,22 +490,47 @@ def select_cases(cases: list[Case], names: str) -> list[Case]:
     return [c for c in cases if any(c.name.startswith(w) for w in wanted)]
 
 
-def run_cases(cases, device, repeats, budget_s, json_path=None, with_compile=False, with_thunderfx=False) -> list[Row]:
-    """Runs the cases side by side and prints their table (and writes the rows to ``json_path``)."""
+def run_cases(
+    cases, device, repeats, budget_s, json_path=None, with_compile=False, with_thunderfx=False, update=False
+) -> list[Row]:
+    """Runs the cases side by side and prints their table (and writes the rows to ``json_path``; with ``update``,
+    into that file's rows, replacing the cases run here and keeping the others)."""
     env = environment(device)
     print(" | ".join(f"{k} {v}" for k, v in env.items()), f"| repeats {repeats}", flush=True)
     if device == "cuda":
         warm_up(cases[0])
+    earlier = read_earlier_run(json_path) if update else None
     rows = []
     for case in cases:
         rows += run_case(case, device, repeats, budget_s, with_compile, with_thunderfx)
         if json_path:  # after every case: a run cut short by a time limit keeps the cases it finished
-            with open(json_path, "w") as f:
-                json.dump({"environment": env, "argv": sys.argv[1:], "rows": [asdict(r) for r in rows]}, f, indent=1)
+            write_rows(json_path, env, rows, earlier)
     print_table(rows)
     print_targets(rows)
     print_slower_than_upstream(rows)
     return rows
+
+
+def read_earlier_run(json_path: str) -> dict | None:
+    try:
+        with open(json_path) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return None
+
+
+def write_rows(json_path: str, env: dict, rows: list[Row], earlier: dict | None) -> None:
+    """The run's rows as JSON; where an earlier run is given (``--update``), its rows of the cases not run here
+    come first, and the file lists the command lines of both runs (``argv`` the latest)."""
+    data = {"environment": env, "argv": sys.argv[1:], "rows": [asdict(r) for r in rows]}
+    if earlier is not None:
+        if earlier.get("environment") != env:
+            raise SystemExit(f"--update: {json_path} was measured in another environment: {earlier.get('environment')}")
+        run_here = {r.case for r in rows}
+        data["rows"] = [r for r in earlier["rows"] if r["case"] not in run_here] + data["rows"]
+        data["earlier_argv"] = [*earlier.get("earlier_argv", []), earlier["argv"]]
+    with open(json_path, "w") as f:
+        json.dump(data, f, indent=1)
 
 
 def exit_status(rows: list[Row]) -> int:
@@ -520,6 +545,7 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer, shorter repeats (whole CPU suite in ~1 minute)")
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--json", metavar="PATH")
+    parser.add_argument("--update", action="store_true", help="replace only the cases run here in --json's file")
     parser.add_argument("--plot", metavar="PATH")
     parser.add_argument("--with-compile", action="store_true", help="add torch.compile")
     parser.add_argument("--with-thunderfx", action="store_true", help="add ThunderFX, upstream and fast")
@@ -528,7 +554,9 @@ def main(argv=None) -> int:
     budget_s = 0.01 if args.quick else 0.05  # per repeat and system
     torch.manual_seed(0)
     cases = select_cases(make_cases(args.device), args.cases)
-    rows = run_cases(cases, args.device, repeats, budget_s, args.json, args.with_compile, args.with_thunderfx)
+    rows = run_cases(
+        cases, args.device, repeats, budget_s, args.json, args.with_compile, args.with_thunderfx, args.update
+    )
     if args.plot:
         plot(rows, args.plot)
     return exit_status(rows)

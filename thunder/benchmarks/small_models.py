@@ -1,6 +1,7 @@
 """Per-call time of small language models in inference: eager, upstream thunder.jit and the fast path side by side.
 
-    python thunder/benchmarks/small_models.py [--device cpu|cuda] [--cases a,b] [--quick] [--json PATH] [--autocast]
+    python thunder/benchmarks/small_models.py [--device cpu|cuda] [--cases a,b] [--quick] [--json PATH [--update]]
+                                              [--autocast]
 
 small_graph.py times single ops and tiny graphs, where the host overhead is the whole story. This script answers
 what the fast path changes for a whole model: the two language models that lightning-thunder's own tests ship
@@ -57,13 +58,15 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer, shorter repeats")
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--json", metavar="PATH")
+    parser.add_argument("--update", action="store_true", help="replace only the cases run here in --json's file")
     parser.add_argument("--autocast", action="store_true", help="run every call under torch.autocast (bfloat16)")
     args = parser.parse_args(argv)
     repeats = args.repeats or (5 if args.quick else 15)
     budget_s = 0.05 if args.quick else 0.2  # per repeat and system: model calls take milliseconds on the CPU
     torch.manual_seed(0)
     cases = small_graph.select_cases(make_cases(args.device, torch.bfloat16 if args.autocast else None), args.cases)
-    return small_graph.exit_status(small_graph.run_cases(cases, args.device, repeats, budget_s, args.json))
+    rows = small_graph.run_cases(cases, args.device, repeats, budget_s, args.json, update=args.update)
+    return small_graph.exit_status(rows)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import pathlib
 from contextlib import nullcontext
 
@@ -63,7 +64,8 @@ def hits_misses(f):
     return thunder.cache_hits(f), thunder.cache_misses(f)
 
 
-def _nvfuser_usable() -> bool:
+@functools.cache
+def nvfuser_usable() -> bool:
     if not torch.cuda.is_available():
         return False
     from thunder.executors.nvfuserex import nvfuser_available
@@ -71,7 +73,8 @@ def _nvfuser_usable() -> bool:
     return nvfuser_available()
 
 
-requires_nvfuser = pytest.mark.skipif(not _nvfuser_usable(), reason="needs CUDA and nvFuser")
+# A test that needs CUDA and nvFuser: conftest.py skips it elsewhere, and `pytest -m nvfuser` picks these on a GPU.
+requires_nvfuser = pytest.mark.nvfuser
 
 
 # The torch executor on the CPU; on CUDA (where nvFuser is usable) the torch executor and nvFuser regions.
