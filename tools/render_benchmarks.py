@@ -38,6 +38,22 @@ def _environment(data: dict) -> str:
     return "Measured with " + ", ".join(parts) + "." if parts else ""
 
 
+def _commands(data: dict, file: str) -> str:
+    """The command lines that wrote the file (``--update`` runs add theirs), with ``--json`` naming the file in
+    ``results/`` wherever the run wrote it."""
+    kind = pathlib.PurePosixPath(file).name
+    lines = []
+    for argv in [*data.get("earlier_argv", []), data.get("argv")]:
+        if argv is None:
+            continue
+        argv = list(argv)
+        if "--json" in argv[:-1]:
+            argv[argv.index("--json") + 1] = f"results/{file}.json"
+        launcher = "torchrun --standalone --nproc-per-node 2" if kind == "distributed_training" else "python"
+        lines.append(f"`{launcher} thunder/benchmarks/{kind}.py {' '.join(argv)}`")
+    return ("Command: " if len(lines) == 1 else "Commands: ") + ", then ".join(lines) + "." if lines else ""
+
+
 def _ratio(x) -> str:
     return "" if x is None else f"{x:.2f}"
 
@@ -226,8 +242,8 @@ def render(name: str) -> str:
     data = json.loads(path.read_text())
     kind = pathlib.PurePosixPath(file).name
     lines = RENDERERS[f"{kind}:{view}" if view else kind](data)
-    environment = _environment(data)
-    return "\n".join(lines) + "\n" + (f"\n{environment}\n" if environment else "")
+    footer = [line for line in (_environment(data), _commands(data, file)) if line]
+    return "\n".join(lines) + "\n" + "".join(f"\n{line}\n" for line in footer)
 
 
 def rendered(document: str) -> str:
