@@ -22,6 +22,10 @@ import sys
 REPO = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = REPO / "results"
 DOCUMENTS = (REPO / "BENCHMARKS.md", REPO / "README.md")
+sys.path.insert(0, str(REPO / "thunder" / "benchmarks"))
+
+from target_figures import target_figures  # noqa: E402  (found through the path above)
+
 HEADLINE_CASES = {
     "issue1657": "#1657: `sin`, `sum`, `gt` on 400 x 400",
     "rmsnorm_1x2880": "#2775: RMSNorm, 1 x 2880",
@@ -150,36 +154,23 @@ def cache_entries_table(data: dict) -> list[str]:
 
 
 def targets_table(data: dict) -> list[str]:
-    """small_graph.py's figures beyond the medians (its ``print_targets``): per case, the fast path against its
-    computation (the floor of a hit), eager and nvFuser's executor; the growth of fast - computation per tensor input
-    (inputs_16 -> inputs_64) and per parameter (params_32 -> params_128)."""
-    by_case: dict[str, dict] = {}
-    for r in data["rows"]:
-        by_case.setdefault(r["case"], {})[r["system"]] = r
+    """small_graph.py's figures beyond the medians (``target_figures.py``, which its ``print_targets`` prints)."""
+    figures, growths = target_figures(data["rows"])
     lines = [
         "| case | fast / computation | fast - computation µs | fast / eager | fast / fd.fec.execute |",
         "|---|---|---|---|---|",
     ]
-    for case, s in by_case.items():
-        if "computation" not in s:
-            continue
-        fast, comp = s["fast"]["median_us"], s["computation"]["median_us"]
-        fec = f"{fast / s['nvfuser-fec.execute']['median_us']:.3f}" if "nvfuser-fec.execute" in s else ""
+    for f in figures:
+        fec = "" if f.fast_over_fec is None else f"{f.fast_over_fec:.3f}"
         lines.append(
-            f"| {case} | {fast / comp:.3f} | {fast - comp:.2f} | {fast / s['eager']['median_us']:.3f} | {fec} |"
+            f"| {f.case} | {f.fast_over_computation:.3f} | {f.fast_minus_computation_us:.2f} |"
+            f" {f.fast_over_eager:.3f} | {fec} |"
         )
-    for small, large, what in (("inputs_16", "inputs_64", "tensor input"), ("params_32", "params_128", "parameter")):
-        a, b = by_case.get(small, {}), by_case.get(large, {})
-        if all(x in r for r in (a, b) for x in ("fast", "computation")):
-            growth = [
-                ((b["fast"][k] - b["computation"][k]) - (a["fast"][k] - a["computation"][k]))
-                / (b["fast"]["count"] - a["fast"]["count"])
-                for k in ("median_us", "min_us")
-            ]
-            lines.append(
-                f"\nGrowth of fast - computation per {what} ({small} -> {large}): {growth[0]:.3f} µs from medians,"
-                f" {growth[1]:.3f} from minima."
-            )
+    for g in growths:
+        lines.append(
+            f"\nGrowth of fast - computation per {g.what} ({g.small} -> {g.large}): {g.from_medians_us:.3f} µs from"
+            f" medians, {g.from_minima_us:.3f} from minima."
+        )
     return lines
 
 

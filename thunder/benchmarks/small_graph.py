@@ -37,6 +37,8 @@ import thunder
 import thunder.fastpath  # noqa: F401  (patches thunder.jit; the systems below choose per callable)
 from thunder.fastpath.explain import fastpath_state
 
+from target_figures import target_figures
+
 
 # ------------------------------------------------------------------------------------------------ the cases
 class Issue1657(torch.nn.Module):
@@ -379,40 +381,24 @@ def print_table(rows: list[Row]) -> None:
     )
 
 
-# The growth cases (fewer, more): the issues' targets are per extra tensor input and per extra parameter.
-GROWTH_PAIRS = (("inputs_16", "inputs_64", "tensor input"), ("params_32", "params_128", "parameter"))
-
-
 def print_targets(rows: list[Row]) -> None:
-    """The figures that the issues' targets are stated in, from the rows above: per case, fast against the computation
-    (the floor of a hit), eager and nvFuser's executor; the growth of fast - computation per extra input."""
-    by_case: dict[str, dict[str, Row]] = {}
-    for r in rows:
-        by_case.setdefault(r.case, {})[r.system] = r
+    """The figures that the issues' targets are stated in (``target_figures.py``), from the rows above."""
+    figures, growths = target_figures([asdict(r) for r in rows])
     lines = []
-    for case, systems in by_case.items():
-        if "fast" not in systems or "computation" not in systems:
-            continue
-        fast = systems["fast"]
+    for f in figures:
         parts = [
-            f"fast / computation {fast.median_us / systems['computation'].median_us:.3f}",
-            f"fast - computation {_hit_overhead(systems, 'median_us'):.2f} us",
+            f"fast / computation {f.fast_over_computation:.3f}",
+            f"fast - computation {f.fast_minus_computation_us:.2f} us",
+            f"fast / eager {f.fast_over_eager:.3f}",
         ]
-        for system, label in (("eager", "eager"), ("nvfuser-fec.execute", "fd.fec.execute")):
-            if system in systems:
-                parts.append(f"fast / {label} {fast.median_us / systems[system].median_us:.3f}")
-        lines.append(f"  {case:<18} " + ", ".join(parts))
-    for small, large, what in GROWTH_PAIRS:
-        a, b = by_case.get(small, {}), by_case.get(large, {})
-        if all(s in r for r in (a, b) for s in ("fast", "computation")):
-            extra = b["fast"].count - a["fast"].count
-            medians, minima = (
-                (_hit_overhead(b, stat) - _hit_overhead(a, stat)) / extra for stat in ("median_us", "min_us")
-            )
-            lines.append(
-                f"  growth of fast - computation per {what} ({small} -> {large}): "
-                f"{medians:.3f} us from medians, {minima:.3f} from minima"
-            )
+        if f.fast_over_fec is not None:
+            parts.append(f"fast / fd.fec.execute {f.fast_over_fec:.3f}")
+        lines.append(f"  {f.case:<18} " + ", ".join(parts))
+    for g in growths:
+        lines.append(
+            f"  growth of fast - computation per {g.what} ({g.small} -> {g.large}): "
+            f"{g.from_medians_us:.3f} us from medians, {g.from_minima_us:.3f} from minima"
+        )
     if lines:
         print("\nagainst the issues' targets (medians unless said):", *lines, sep="\n")
 
@@ -432,11 +418,6 @@ def print_slower_than_upstream(rows: list[Row]) -> None:
                     f" {systems[upstream].max_us:.2f} us"
                 )
     print("\nfast slower than upstream beyond the spread:", *(slower or ["  none"]), sep="\n")
-
-
-def _hit_overhead(systems: dict[str, Row], stat: str) -> float:
-    """fast - computation of one case, by its median or its minimum."""
-    return getattr(systems["fast"], stat) - getattr(systems["computation"], stat)
 
 
 def plot(rows: list[Row], path: str) -> None:
