@@ -6,8 +6,8 @@ cannot drift.
 
 Each table sits between ``<!-- BEGIN name -->`` and ``<!-- END name -->``, where ``name`` is a results file without
 its ``.json`` (``cpu/small_graph``, ``h200/training_steps``, ...), or ``headline`` (README's: a few cases of both
-machines' small_graph.json). A results file is written by the benchmark command that BENCHMARKS.md names beside its
-table (``--json results/...``); a table whose file is missing says so.
+machines' small_graph.json). A results file is written by a benchmark command (``--json results/...``), which the
+file records and the rendered table names under it; a table whose file is missing says so.
 """
 
 from __future__ import annotations
