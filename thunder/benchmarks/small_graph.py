@@ -480,7 +480,7 @@ def run_cases(
     print(" | ".join(f"{k} {v}" for k, v in env.items()), f"| repeats {repeats}", flush=True)
     if device == "cuda":
         warm_up(cases[0])
-    earlier = read_earlier_run(json_path) if update else None
+    earlier = read_earlier_run(json_path, env) if update else None
     rows = []
     for case in cases:
         rows += run_case(case, device, repeats, budget_s, with_compile, with_thunderfx)
@@ -492,12 +492,17 @@ def run_cases(
     return rows
 
 
-def read_earlier_run(json_path: str) -> dict | None:
+def read_earlier_run(json_path: str, env: dict) -> dict | None:
+    """The results that ``--update`` adds to (None: no file yet); refused, before anything runs, where they were
+    measured in another environment."""
     try:
         with open(json_path) as f:
-            return json.load(f)
+            earlier = json.load(f)
     except FileNotFoundError:
         return None
+    if earlier.get("environment") != env:
+        raise SystemExit(f"--update: {json_path} was measured in another environment: {earlier.get('environment')}")
+    return earlier
 
 
 def write_rows(json_path: str, env: dict, rows: list[Row], earlier: dict | None) -> None:
@@ -505,8 +510,6 @@ def write_rows(json_path: str, env: dict, rows: list[Row], earlier: dict | None)
     come first, and the file lists the command lines of both runs (``argv`` the latest)."""
     data = {"environment": env, "argv": sys.argv[1:], "rows": [asdict(r) for r in rows]}
     if earlier is not None:
-        if earlier.get("environment") != env:
-            raise SystemExit(f"--update: {json_path} was measured in another environment: {earlier.get('environment')}")
         run_here = {r.case for r in rows}
         data["rows"] = [r for r in earlier["rows"] if r["case"] not in run_here] + data["rows"]
         data["earlier_argv"] = [*earlier.get("earlier_argv", []), earlier["argv"]]
