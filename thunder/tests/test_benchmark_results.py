@@ -1,0 +1,67 @@
+"""The benchmarks' results files: what ``--update`` keeps and replaces, and the target figures that both
+``small_graph.py`` and ``tools/render_benchmarks.py`` show (``target_figures.py``)."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+from dataclasses import asdict
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "benchmarks"))
+
+import small_graph  # noqa: E402
+from target_figures import target_figures  # noqa: E402
+
+ENV = {"python": "3.x", "device": "cpu"}
+
+
+def rows_of(case, fast, computation, eager, count=None, minimum=None):
+    def row(system, us):
+        return small_graph.Row(case, system, us, us if minimum is None else minimum[system], us, count=count)
+
+    return [row("eager", eager), row("fast", fast), row("computation", computation)]
+
+
+def test_update_replaces_the_cases_run_and_keeps_the_others(tmp_path, monkeypatch):
+    path = str(tmp_path / "results.json")
+    monkeypatch.setattr(sys, "argv", ["small_graph.py", "--cases", "a,b"])
+    small_graph.write_rows(path, ENV, rows_of("a", 2.0, 1.0, 1.0) + rows_of("b", 4.0, 3.0, 2.0), None)
+    monkeypatch.setattr(sys, "argv", ["small_graph.py", "--cases", "b,c", "--update"])
+    earlier = small_graph.read_earlier_run(path, ENV)
+    small_graph.write_rows(path, ENV, rows_of("b", 5.0, 3.0, 2.0) + rows_of("c", 6.0, 5.0, 3.0), earlier)
+    data = json.loads(pathlib.Path(path).read_text())
+    assert [(r["case"], r["system"], r["median_us"]) for r in data["rows"] if r["system"] == "fast"] == [
+        ("a", "fast", 2.0),
+        ("b", "fast", 5.0),
+        ("c", "fast", 6.0),
+    ]
+    assert data["argv"] == ["--cases", "b,c", "--update"]
+    assert data["earlier_argv"] == [["--cases", "a,b"]]
+
+
+def test_update_refuses_results_of_another_environment(tmp_path):
+    path = tmp_path / "results.json"
+    assert small_graph.read_earlier_run(str(path), ENV) is None  # nothing yet: the run writes a new file
+    path.write_text(json.dumps({"environment": {**ENV, "device": "cuda"}, "argv": [], "rows": []}))
+    with pytest.raises(SystemExit, match="another environment"):
+        small_graph.read_earlier_run(str(path), ENV)
+
+
+def test_target_figures_per_case_and_growth_per_tensor():
+    minimum_16 = {"eager": 1.0, "fast": 5.0, "computation": 2.0}
+    minimum_64 = {"eager": 1.0, "fast": 17.0, "computation": 4.0}
+    rows = rows_of("inputs_16", 6.0, 2.0, 3.0, count=16, minimum=minimum_16)
+    rows += rows_of("inputs_64", 16.0, 4.0, 8.0, count=64, minimum=minimum_64)
+    figures, growths = target_figures([asdict(r) for r in rows])
+    assert [(f.case, f.fast_over_computation, f.fast_minus_computation_us, f.fast_over_eager) for f in figures] == [
+        ("inputs_16", 3.0, 4.0, 2.0),
+        ("inputs_64", 4.0, 12.0, 2.0),
+    ]
+    assert figures[0].fast_over_fec is None  # no nvFuser executor row on the CPU
+    (growth,) = growths
+    assert (growth.small, growth.large, growth.what) == ("inputs_16", "inputs_64", "tensor input")
+    assert growth.from_medians_us == pytest.approx((12.0 - 4.0) / 48)
+    assert growth.from_minima_us == pytest.approx((13.0 - 3.0) / 48)
