@@ -1,6 +1,6 @@
 """Per-step time of whole training steps: eager, upstream thunder.jit and the fast path side by side.
 
-    python thunder/benchmarks/training_steps.py [--device cpu|cuda] [--cases a,b] [--quick] [--json PATH]
+    python thunder/benchmarks/training_steps.py [--device cpu|cuda] [--cases a,b] [--quick] [--json PATH [--update]]
                                                 [--rounds R] [--sync-each-step]
 
 A step is what a training loop runs: the loss from a forward with targets, its backward, the optimizer's step (AdamW:
@@ -306,18 +306,23 @@ def print_slower_than_upstream(rows: list[Row]) -> None:
     print("\nfast slower than upstream beyond the spread:", *(slower or ["  none"]), sep="\n")
 
 
-def write_json(path, env, argv, rows, extras) -> None:
+def write_json(path, env, argv, rows, extras, earlier=None) -> None:
+    """The run's rows; with ``earlier`` (``--update``), that file's rows of the cases not run here come first, as
+    ``small_graph.write_rows`` does."""
+    data = {
+        "environment": env,
+        "argv": argv,
+        "rows": [asdict(r) for r in rows],
+        "while_timed": {f"{c} {v}": e for (c, v), e in extras.items()},
+    }
+    if earlier is not None:
+        run_here = {r.case for r in rows}
+        data["rows"] = [r for r in earlier["rows"] if r["case"] not in run_here] + data["rows"]
+        kept = {k: e for k, e in earlier.get("while_timed", {}).items() if k.rsplit(" ", 1)[0] not in run_here}
+        data["while_timed"] = {**kept, **data["while_timed"]}
+        data["earlier_argv"] = [*earlier.get("earlier_argv", []), earlier["argv"]]
     with open(path, "w") as f:
-        json.dump(
-            {
-                "environment": env,
-                "argv": argv,
-                "rows": [asdict(r) for r in rows],
-                "while_timed": {f"{c} {v}": e for (c, v), e in extras.items()},
-            },
-            f,
-            indent=1,
-        )
+        json.dump(data, f, indent=1)
 
 
 def main(argv=None) -> int:
@@ -338,6 +343,7 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--with-compile", action="store_true", help="add torch.compile")
     parser.add_argument("--json", metavar="PATH")
+    parser.add_argument("--update", action="store_true", help="replace only the cases run here in --json's file")
     args = parser.parse_args(argv)
     args.rounds = max(args.rounds, 2)
     args.blocks = args.blocks or (3 if args.quick else 7)
@@ -354,13 +360,14 @@ def main(argv=None) -> int:
         f" {args.steps} steps" + (", sync each step" if args.sync_each_step else ""),
         flush=True,
     )
+    earlier = small_graph.read_earlier_run(args.json, env) if args.update else None
     rows, extras = [], {}
     for case in cases:
         case_rows, case_extras = run_case(case, args.device, args)
         rows += case_rows
         extras.update(case_extras)
         if args.json:  # after every case: a run cut short by a time limit keeps the cases it finished
-            write_json(args.json, env, sys.argv[1:] if argv is None else argv, rows, extras)
+            write_json(args.json, env, sys.argv[1:] if argv is None else argv, rows, extras, earlier)
     print_table(rows, extras)
     return 1 if any(r.check == "!" for r in rows) else 0
 

@@ -1,5 +1,6 @@
-"""The benchmarks' results files: what ``--update`` keeps and replaces, and the target figures that both
-``small_graph.py`` and ``tools/render_benchmarks.py`` show (``target_figures.py``)."""
+"""The benchmarks' results files: what ``--update`` keeps and replaces (small_graph.py, small_models.py,
+training_steps.py), and the target figures that both ``small_graph.py`` and ``tools/render_benchmarks.py`` show
+(``target_figures.py``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "benchmarks"))
 
 import small_graph  # noqa: E402
+import training_steps  # noqa: E402
 from target_figures import target_figures  # noqa: E402
 
 ENV = {"python": "3.x", "device": "cpu"}
@@ -40,6 +42,35 @@ def test_update_replaces_the_cases_run_and_keeps_the_others(tmp_path, monkeypatc
     ]
     assert data["argv"] == ["--cases", "b,c", "--update"]
     assert data["earlier_argv"] == [["--cases", "a,b"]]
+
+
+def test_training_steps_update_keeps_other_cases_and_their_while_timed_figures(tmp_path):
+    path = str(tmp_path / "training.json")
+
+    def run(case, us):
+        rows = [training_steps.Row(case, variant, "fast", [us, us], us) for variant in ("step", "fwd+bwd")]
+        extras = {(case, variant): {"fast_misses_while_timed": us} for variant in ("step", "fwd+bwd")}
+        return rows, extras
+
+    a, b = run("llama2_4x64", 1.0), run("nanogpt_4x64", 2.0)
+    training_steps.write_json(path, ENV, ["--cases", "llama2,nanogpt"], a[0] + b[0], {**a[1], **b[1]})
+    new_b = run("nanogpt_4x64", 3.0)
+    earlier = small_graph.read_earlier_run(path, ENV)
+    training_steps.write_json(path, ENV, ["--cases", "nanogpt", "--update"], *new_b, earlier)
+    data = json.loads(pathlib.Path(path).read_text())
+    assert [(r["case"], r["variant"], r["median_us"]) for r in data["rows"]] == [
+        ("llama2_4x64", "step", 1.0),
+        ("llama2_4x64", "fwd+bwd", 1.0),
+        ("nanogpt_4x64", "step", 3.0),
+        ("nanogpt_4x64", "fwd+bwd", 3.0),
+    ]
+    assert {k: e["fast_misses_while_timed"] for k, e in data["while_timed"].items()} == {
+        "llama2_4x64 step": 1.0,
+        "llama2_4x64 fwd+bwd": 1.0,
+        "nanogpt_4x64 step": 3.0,
+        "nanogpt_4x64 fwd+bwd": 3.0,
+    }
+    assert data["earlier_argv"] == [["--cases", "llama2,nanogpt"]]
 
 
 def test_update_refuses_results_of_another_environment(tmp_path):
