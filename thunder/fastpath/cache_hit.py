@@ -176,13 +176,7 @@ class CacheHit:
             lines.append(f"__autocast_push({self.guard.autocast[0]!r}, __autocast_dtype, True)")
         if self.connection is not None:
             return lines + self.training_lines()
-        computed = f"__computation({self.guard.inputs})"
-        result = {
-            EpilogueShortcut.FIRST: f"{computed}[0]",
-            EpilogueShortcut.ALL: f"tuple({computed})",
-            None: f"__epilogue({self.guard.pro_to_epi}*{computed})",
-        }[self.epilogue_shortcut]
-        region, call = self.region_lines(), [f"return {result}"]
+        region, call = self.region_lines(), [f"return {self.result_of(f'__computation({self.guard.inputs})')}"]
         if not self.made_with_grad:
             return lines + region + call
         if self.grad_free_region:
@@ -200,12 +194,19 @@ class CacheHit:
         computed = [f"__result = __computation({self.guard.inputs})"]
         lines = _with_grad_off(computed) if self.made_with_grad else computed
         lines.append("__outputs = __connect(__result)")
+        call = [f"return {self.result_of('__outputs')}"]
+        if self.epilogue_shortcut is None and self.made_with_grad:
+            return lines + _with_grad_off(call)  # the epilogue runs, with grad mode off as upstream's decorator has it
+        return lines + call
+
+    def result_of(self, outputs: str) -> str:
+        """The jitted callable's result, as source, from the computation's outputs (the source ``outputs``): the
+        epilogue's call, or what it would return where it only passes outputs through (``EpilogueShortcut``)."""
         if self.epilogue_shortcut is EpilogueShortcut.FIRST:
-            return [*lines, "return __outputs[0]"]
+            return f"{outputs}[0]"
         if self.epilogue_shortcut is EpilogueShortcut.ALL:
-            return [*lines, "return tuple(__outputs)"]
-        call = [f"return __epilogue({self.guard.pro_to_epi}*__outputs)"]
-        return lines + (_with_grad_off(call) if self.made_with_grad else call)
+            return f"tuple({outputs})"
+        return f"__epilogue({self.guard.pro_to_epi}*{outputs})"
 
     def region_lines(self) -> list[str]:
         """The region call of a single-region computation: the region's executor with its layout check, as
