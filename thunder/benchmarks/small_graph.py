@@ -505,14 +505,20 @@ def read_earlier_run(json_path: str, env: dict) -> dict | None:
     return earlier
 
 
+def add_earlier_run(data: dict, earlier: dict | None) -> None:
+    """``--update``: the earlier run's rows of the cases not in ``data["rows"]`` come first, and ``data`` lists the
+    command lines of both runs (``argv`` the latest)."""
+    if earlier is None:
+        return
+    run_here = {r["case"] for r in data["rows"]}
+    data["rows"] = [r for r in earlier["rows"] if r["case"] not in run_here] + data["rows"]
+    data["earlier_argv"] = [*earlier.get("earlier_argv", []), earlier["argv"]]
+
+
 def write_rows(json_path: str, env: dict, rows: list[Row], earlier: dict | None) -> None:
-    """The run's rows as JSON; where an earlier run is given (``--update``), its rows of the cases not run here
-    come first, and the file lists the command lines of both runs (``argv`` the latest)."""
+    """The run's rows as JSON, after the earlier run's other cases where one is given (``add_earlier_run``)."""
     data = {"environment": env, "argv": sys.argv[1:], "rows": [asdict(r) for r in rows]}
-    if earlier is not None:
-        run_here = {r.case for r in rows}
-        data["rows"] = [r for r in earlier["rows"] if r["case"] not in run_here] + data["rows"]
-        data["earlier_argv"] = [*earlier.get("earlier_argv", []), earlier["argv"]]
+    add_earlier_run(data, earlier)
     with open(json_path, "w") as f:
         json.dump(data, f, indent=1)
 

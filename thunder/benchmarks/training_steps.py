@@ -307,8 +307,8 @@ def print_slower_than_upstream(rows: list[Row]) -> None:
 
 
 def write_json(path, env, argv, rows, extras, earlier=None) -> None:
-    """The run's rows; with ``earlier`` (``--update``), that file's rows of the cases not run here come first, as
-    ``small_graph.write_rows`` does."""
+    """The run's rows; with ``earlier`` (``--update``), that file's other cases first (``small_graph.add_earlier_run``),
+    their figures while timed too."""
     data = {
         "environment": env,
         "argv": argv,
@@ -317,10 +317,9 @@ def write_json(path, env, argv, rows, extras, earlier=None) -> None:
     }
     if earlier is not None:
         run_here = {r.case for r in rows}
-        data["rows"] = [r for r in earlier["rows"] if r["case"] not in run_here] + data["rows"]
         kept = {k: e for k, e in earlier.get("while_timed", {}).items() if k.rsplit(" ", 1)[0] not in run_here}
         data["while_timed"] = {**kept, **data["while_timed"]}
-        data["earlier_argv"] = [*earlier.get("earlier_argv", []), earlier["argv"]]
+    small_graph.add_earlier_run(data, earlier)
     with open(path, "w") as f:
         json.dump(data, f, indent=1)
 
