@@ -24,7 +24,7 @@ RESULTS = REPO / "results"
 DOCUMENTS = (REPO / "BENCHMARKS.md", REPO / "README.md")
 sys.path.insert(0, str(REPO / "thunder" / "benchmarks"))
 
-from target_figures import target_figures  # noqa: E402  (found through the path above)
+from target_figures import by_case, target_figures  # noqa: E402  (found through the path above)
 
 HEADLINE_CASES = {
     "issue1657": "#1657: `sin`, `sum`, `gt` on 400 x 400",
@@ -73,10 +73,7 @@ def per_call_table(data: dict) -> list[str]:
     names = {"thunder": "upstream", "nvfuser-fec.execute": "fd.fec.execute"}
     head = ["case", *(f"{names.get(s, s)} µs" for s in systems), "fast / eager", "fast / upstream", "fast out"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    by_case: dict[str, dict] = {}
-    for r in rows:
-        by_case.setdefault(r["case"], {})[r["system"]] = r
-    for case, by_system in by_case.items():
+    for case, by_system in by_case(rows).items():
         fast = by_system["fast"]
         cells = [f"{by_system[s]['median_us']:.2f}" if s in by_system else "" for s in systems]
         lines.append(
