@@ -35,6 +35,7 @@ import torch.distributed as tdist
 import thunder
 import thunder.fastpath
 
+import small_graph
 from training_steps import time_rounds
 
 CONFIGS = {
@@ -220,12 +221,7 @@ def main(argv=None) -> int:
         print_results(flat)
         status = 1 if any(r["check"] != "=" for r in flat) else 0
         if args.json:
-            env = {
-                "python": sys.version.split()[0],
-                "torch": torch.__version__,
-                "device": args.device,
-                "world_size": world_size(),
-            }
+            env = {**small_graph.environment(args.device), "world_size": world_size()}
             with open(args.json, "w") as f:
                 json.dump(
                     {"environment": env, "argv": sys.argv[1:] if argv is None else argv, "rows": flat}, f, indent=1
