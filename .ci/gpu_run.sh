@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The project's GPU runs, for the `device` tool (see .ci/README.md). Run from the checkout's root with carry
-# [".device"] as `source .ci/device_prelude.sh && bash .ci/gpu_run.sh PHASE`; everything is written to $OUT.
+# The project's GPU runs on a CUDA machine (see .ci/README.md): `bash .ci/gpu_run.sh PHASE` from the checkout's root;
+# everything is written to $OUT.
 #   measure      the benchmarks whose JSON results/h200/ holds (copy the files there), and the training breakdown
 #   tests        the tests that need CUDA and nvFuser (marker nvfuser; CI runs the others), or $TESTS_M as pytest -m
 #   shipped      lightning-thunder's test_nvfuser (or $SHIPPED, with $SHIPPED_K as pytest -k) on and off
-#   distributed  lightning-thunder's distributed tests ($SHIPPED) on and off: needs two GPUs (nvidia-h200-x2)
+#   distributed  lightning-thunder's distributed tests ($SHIPPED) on and off: needs two GPUs
 set -uo pipefail
 OUT=${OUT:-/tmp/gpu_out}; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1

@@ -1,5 +1,6 @@
-"""Renders the tables of BENCHMARKS.md and README.md from the benchmarks' JSON in results/, so that prose and data
-cannot drift.
+"""Renders the tables of BENCHMARKS.md, README.md and upstream/PR.md from the benchmarks' JSON in results/.
+
+Prose and data cannot drift: the documents' tables are rewritten from the files that the benchmark commands write.
 
     python tools/render_benchmarks.py           # rewrites the tables
     python tools/render_benchmarks.py --check   # exits 1 if a document's tables differ from the rendered ones (CI)
@@ -21,7 +22,7 @@ import sys
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = REPO / "results"
-DOCUMENTS = (REPO / "BENCHMARKS.md", REPO / "README.md")
+DOCUMENTS = (REPO / "BENCHMARKS.md", REPO / "README.md", REPO / "upstream" / "PR.md")
 sys.path.insert(0, str(REPO / "thunder" / "benchmarks"))
 
 from target_figures import by_case, target_figures  # noqa: E402  (found through the path above)
@@ -151,7 +152,8 @@ def cache_entries_table(data: dict) -> list[str]:
 
 
 def targets_table(data: dict) -> list[str]:
-    """small_graph.py's figures beyond the medians (``target_figures.py``, which its ``print_targets`` prints)."""
+    """small_graph.py's figures beyond the medians (``target_figures.py``): the fast path against the computation's
+    floor, eager and nvFuser's own executor, and what each extra tensor adds."""
     figures, growths = target_figures(data["rows"])
     lines = [
         "| case | fast / computation | fast - computation µs | fast / eager | fast / fd.fec.execute |",

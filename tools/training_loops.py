@@ -23,8 +23,8 @@ import torch
 
 import thunder
 import thunder.fastpath  # noqa: F401
-from thunder.fastpath.cache_hit import entry_used_last
 from thunder.fastpath.explain import fastpath_state
+from thunder.fastpath.publication import entry_used_last
 
 
 class MLP(torch.nn.Module):

@@ -49,7 +49,7 @@ def pieces_of(case):
     if hit.made_with_grad:
         # small_graph's "computation" system: with the grad switch where the hit makes one (a single nvFuser region
         # whose outputs are new, or a computation whose outputs are new on the guard's layout, leaves grad mode as
-        # it is: cache_hit.py)
+        # it is: hit_function.py)
         pieces["computation as small_graph times it"] = small_graph.computation_only(fast)(*args)
     pieces["computation"] = lambda: comp(*prepared)
     regions = [v for v in comp.__globals__.values() if isinstance(v, FusionRegion)]

@@ -7,10 +7,9 @@ Every system runs in this one process, interleaved repeat by repeat, on the same
 min and max of the per-call time over the repeats (each repeat is many calls after a warm-up; CUDA is
 synchronized by torch.utils.benchmark around each repeat), its ratio to eager and to upstream thunder.jit, and a
 mark for its outputs: '=' equal to upstream bitwise, '~' close to eager within the dtype's tolerance, '!' neither.
-Under the table come the figures that the issues' targets are stated in (``print_targets``).
 
-Systems: eager; thunder (upstream thunder.jit, fastpath=False); fast (thunder.jit with the fast path);
-computation (the fast callable's cache entry: its generated computation called directly with the prepared
+Systems: eager; upstream (thunder.jit with fastpath=False; "thunder" in the JSON); fast (thunder.jit with the fast
+path); computation (the fast callable's cache entry: its generated computation called directly with the prepared
 inputs, without upstream's no_grad decorator, grad mode switched as the call needs, through upstream's no_autocast
 decorator where the entry was made under autocast, as the hit calls it: the floor the fast path approaches);
 with nvFuser on CUDA, nvfuser-fd.execute and nvfuser-fec.execute (the FusionDefinition that Thunder built,
@@ -34,10 +33,8 @@ import torch.utils.benchmark as tbench
 from torch.testing import make_tensor
 
 import thunder
-import thunder.fastpath  # noqa: F401  (patches thunder.jit; the systems below choose per callable)
+import thunder.fastpath  # noqa: F401  (on lightning-thunder 0.2.6, installs the fast path; each system below chooses)
 from thunder.fastpath.explain import fastpath_state
-
-from target_figures import target_figures
 
 
 # ------------------------------------------------------------------------------------------------ the cases
@@ -153,7 +150,7 @@ def computation_only(fast):
         inps, _ = hit.guard.check(args, {})
         comp, grad_off = hit.computation, hit.made_with_grad
         if hit.grad_free_region and hit.region_call.region.prepared.outputs_are_new:
-            grad_off = False  # the hit calls this region in grad mode as it is (cache_hit.py)
+            grad_off = False  # the hit calls this region in grad mode as it is (hit_function.py)
         if hit.grad_free_on_layout:
             grad_off = False  # so does the hit on the guard's layout: the case's arguments, whose first call built it
         set_grad = torch._C._set_grad_enabled
@@ -364,43 +361,26 @@ def warm_up(case: Case, seconds: float = 3.0) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ reporting
+# How the table names the systems where their keys (in the JSON too) differ: README and BENCHMARKS.md say "upstream".
+SYSTEM_LABELS = {"thunder": "upstream"}
+
+
 def print_table(rows: list[Row]) -> None:
-    print(f"{'case':<20} {'system':<20} {'median us':>10} {'min':>9} {'max':>9} {'/eager':>7} {'/thunder':>9}  out")
+    print(f"{'case':<20} {'system':<20} {'median us':>10} {'min':>9} {'max':>9} {'/eager':>7} {'/upstream':>9}  out")
     last = None
     for r in rows:
         if last is not None and r.case != last:
             print()
         last = r.case
+        system = SYSTEM_LABELS.get(r.system, r.system)
         print(
-            f"{r.case:<20} {r.system:<20} {r.median_us:>10.2f} {r.min_us:>9.2f} {r.max_us:>9.2f} "
+            f"{r.case:<20} {system:<20} {r.median_us:>10.2f} {r.min_us:>9.2f} {r.max_us:>9.2f} "
             f"{r.vs_eager:>7.2f} {r.vs_upstream:>9.3f}  {r.check}"
         )
     print(
         "\nout: '=' bitwise equal to upstream (thunder.jit or thunderfx), '~' close to eager (dtype-aware tolerance),"
         " '!' differs, '-' raw outputs that do not line up with eager's"
     )
-
-
-def print_targets(rows: list[Row]) -> None:
-    """The figures that the issues' targets are stated in (``target_figures.py``), from the rows above."""
-    figures, growths = target_figures([asdict(r) for r in rows])
-    lines = []
-    for f in figures:
-        parts = [
-            f"fast / computation {f.fast_over_computation:.3f}",
-            f"fast - computation {f.fast_minus_computation_us:.2f} us",
-            f"fast / eager {f.fast_over_eager:.3f}",
-        ]
-        if f.fast_over_fec is not None:
-            parts.append(f"fast / fd.fec.execute {f.fast_over_fec:.3f}")
-        lines.append(f"  {f.case:<18} " + ", ".join(parts))
-    for g in growths:
-        lines.append(
-            f"  growth of fast - computation per {g.what} ({g.small} -> {g.large}): "
-            f"{g.from_medians_us:.3f} us from medians, {g.from_minima_us:.3f} from minima"
-        )
-    if lines:
-        print("\nagainst the issues' targets (medians unless said):", *lines, sep="\n")
 
 
 def print_slower_than_upstream(rows: list[Row]) -> None:
@@ -487,7 +467,6 @@ def run_cases(
         if json_path:  # after every case: a run cut short by a time limit keeps the cases it finished
             write_rows(json_path, env, rows, earlier)
     print_table(rows)
-    print_targets(rows)
     print_slower_than_upstream(rows)
     return rows
 

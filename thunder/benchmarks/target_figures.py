@@ -1,6 +1,7 @@
-"""The figures that the issues' targets are stated in, from small_graph.py's rows (as its JSON holds them): one source
-for the figures that ``small_graph.py`` prints and that ``tools/render_benchmarks.py`` renders. No torch import: the
-renderer reads JSON only."""
+"""The figures beyond the medians, from small_graph.py's rows (as its JSON holds them), which
+``tools/render_benchmarks.py`` renders into BENCHMARKS.md: the fast path against the computation called alone (the
+floor of a hit), eager and nvFuser's own executor, and how the fast path's cost grows per guarded tensor. No torch
+import: the renderer reads JSON only."""
 
 from __future__ import annotations
 

@@ -1,32 +1,28 @@
 """Cheap cache hits for ``thunder.jit``.
 
-``import thunder.fastpath`` turns the fast path on for callables jitted afterwards (unless the environment
-variable ``THUNDER_FASTPATH`` is ``0``); ``enable()``, ``disable()`` and ``is_enabled()`` control it, and
-``thunder.jit(fn, fastpath=False)`` (or ``True``) decides for one callable. Callables jitted with and without
-the fast path live side by side: the switch is read when ``thunder.jit`` is called, not on each call, and a
-callable that upstream jits again from a jitted one (``add_transform``) keeps that one's choice.
+Each cache entry of a jitted callable gets one generated function that decides a hit exactly as the entry's prologue
+would and then runs what upstream's call runs, and nothing else (NOTE [The stages of a hit] in ``hit_function.py``).
+The switch (``switch.py``): ``thunder.jit(fn, fastpath=False)`` (or ``True``) decides for one callable, ``enable()``
+and ``disable()`` for callables jitted afterwards, ``THUNDER_FASTPATH`` sets the default. ``recompile_reasons(f)``
+says, for each call of ``f`` that missed every cache entry, which check of each entry failed; ``stats(f)`` counts what
+``f`` did; ``THUNDER_FASTPATH_LOGS=recompiles`` logs each miss (``explain.py``).
 
-``recompile_reasons(f)`` says, for each call of ``f`` that missed every cache entry, which check of each entry
-failed; ``stats(f)`` counts what ``f`` did; ``THUNDER_FASTPATH_LOGS=recompiles`` logs each miss (``explain.py``).
+On a Thunder that calls the fast path's entry points itself (``entry.py``), the fast path is on by default. On one
+without them (lightning-thunder 0.2.6), importing this package installs them (``overlay.py``), and callables jitted
+from then on take the fast path.
 
-Modules, each with the upstream file it stands for (CONTRIBUTING.md has the table): ``cache_hit.py`` (the jitted
-callable's hit path) with ``guard.py`` and its parts (``prologue_checks.py``, ``state_checks.py``,
-``tensor_checks.py``, ``guard_steps.py``, ``codegen.py``) and ``explain.py``, for ``thunder/__init__.py``;
-``module.py`` (``ThunderModule.__call__``, for ``thunder/core/module.py``); ``autograd.py`` (the autograd connection
-of hits that have a backward, for ``thunder/executors/torch_autograd.py``); ``nvfuser.py`` (the nvFuser region call,
-for ``thunder/executors/nvfuserex_impl.py``).
+Modules, each with the upstream code it stands for (CONTRIBUTING.md has the table): ``dispatch.py`` (the jitted
+callable), ``hit_function.py`` and ``publication.py`` (a hit of one entry), ``guard.py`` with its parts
+(``prologue_checks.py``, ``state_checks.py``, ``tensor_checks.py``, ``guard_steps.py``, ``codegen.py``) and
+``explain.py``, for ``thunder/__init__.py``; ``module.py`` (``ThunderModule.__call__``, ``thunder/core/module.py``);
+``autograd.py`` (the autograd connection of hits that have a backward, ``thunder/executors/torch_autograd.py``);
+``nvfuser.py`` (the nvFuser region call, ``thunder/executors/nvfuserex_impl.py``).
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
-import os
-
-import thunder
-from thunder.core.module import ThunderModule
-from thunder.fastpath import nvfuser
-from thunder.fastpath.cache_hit import make_fast
+from thunder.fastpath.dispatch import GuardBuildWarning
+from thunder.fastpath.entry import thunder_has_entry_points
 from thunder.fastpath.explain import (
     FastPathStats,
     MissRecord,
@@ -35,39 +31,19 @@ from thunder.fastpath.explain import (
     recompile_reasons,
     stats,
 )
-from thunder.fastpath.module import FastThunderModule
+from thunder.fastpath.switch import disable, enable, is_enabled
 
 __all__ = [
     "FastPathStats",
+    "GuardBuildWarning",
     "MissRecord",
     "disable",
     "enable",
     "is_enabled",
     "is_fast",
-    "jit",
     "recompile_reasons",
     "stats",
 ]
-
-# Keep the original even if this module is imported twice (importlib.reload, or two import paths).
-_upstream_jit = getattr(thunder.jit, "_lc_upstream_jit", thunder.jit)
-_enabled = os.environ.get("THUNDER_FASTPATH", "1") != "0"
-
-
-def enable() -> None:
-    """Callables jitted from now on take the fast path."""
-    global _enabled
-    _enabled = True
-
-
-def disable() -> None:
-    """Callables jitted from now on take upstream's path (those already jitted keep theirs)."""
-    global _enabled
-    _enabled = False
-
-
-def is_enabled() -> bool:
-    return _enabled
 
 
 def is_fast(jitted) -> bool:
@@ -75,43 +51,9 @@ def is_fast(jitted) -> bool:
     return fastpath_state(jitted) is not None
 
 
-@functools.wraps(_upstream_jit)
-def jit(fn, /, *, fastpath: bool | None = None, **options):
-    fast = _enabled if fastpath is None else bool(fastpath)
-    # The choice goes in with the compile options, which add_transform (thunder.distributed.ddp and fsdp,
-    # thunder.core.transforms.grad, ...) passes back to thunder.jit when it jits the function again: the
-    # transformed callable keeps this one's choice.
-    jitted = _upstream_jit(fn, fastpath=fast, **options)
-    if not fast:
-        return jitted
-    cd, cs = jitted._lc_cd, jitted._lc_cs
-    cd._lc_fastpath = True  # read when nvFuser regions are created (nvfuser.py)
-    if isinstance(jitted, ThunderModule):
-        fast = make_fast(jitted._forward_fn, cd, cs, thunder_module=jitted)
-        if fast is not None:
-            jitted._forward_fn = fast
-            if type(jitted) is ThunderModule:
-                jitted.__class__ = FastThunderModule
-        return jitted
-    return make_fast(jitted, cd, cs) or jitted
+if not thunder_has_entry_points():
+    from thunder.fastpath import overlay
 
+    overlay.install()
 
-jit._lc_upstream_jit = _upstream_jit
-
-
-def _signature_with_fastpath(upstream) -> inspect.Signature:
-    # Upstream's parameters plus `fastpath`: code that reads jit's keyword names (ThunderFX's
-    # get_thunder_jit_kwargs uses inspect.getfullargspec, which does not follow __wrapped__) sees all of them.
-    sig = inspect.signature(upstream)
-    params = list(sig.parameters.values())
-    fastpath = inspect.Parameter("fastpath", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=bool | None)
-    at = next((i for i, p in enumerate(params) if p.kind is inspect.Parameter.VAR_KEYWORD), len(params))
-    return sig.replace(parameters=params[:at] + [fastpath] + params[at:])
-
-
-jit.__signature__ = _signature_with_fastpath(_upstream_jit)
-
-
-thunder.jit = jit
-nvfuser.install()
 log_from_environment()

@@ -1,6 +1,6 @@
 """Generated functions: an indenting source buffer and the step that compiles a function from it.
 
-The guards (``guard.py``) and the hit functions (``cache_hit.py``) are Python source generated once per cache entry
+The guards (``guard.py``) and the hit functions (``hit_function.py``) are Python source generated once per cache entry
 and compiled with ``exec``, as upstream Thunder compiles its traces and as dynamo's ``build_guard_function`` does.
 """
 
@@ -17,8 +17,10 @@ class CodeBuffer:
         self._lines: list[str] = []
         self._depth = 0
 
-    def write(self, line: str) -> None:
-        self._lines.append("    " * self._depth + line)
+    def write(self, line) -> None:
+        """Writes ``line``: source, or an object that indents itself (``indented(prefix)``, a guard's Verdict)."""
+        prefix = "    " * self._depth
+        self._lines.append(prefix + line if isinstance(line, str) else line.indented(prefix))
 
     def write_all(self, lines: Iterable[str]) -> None:
         for line in lines:
@@ -32,8 +34,21 @@ class CodeBuffer:
         finally:
             self._depth -= 1
 
+    def lines(self) -> list:
+        return list(self._lines)
+
     def source(self) -> str:
         return "\n".join(self._lines) + "\n"
+
+
+def block(header: str, body: Iterable) -> list:
+    """``header`` (``if ...:``, ``try:``, ``else:``) and ``body`` indented under it, as lines: the pieces that the
+    guard's steps and the hit functions are made of, rendered by the same buffer as the whole function."""
+    code = CodeBuffer()
+    code.write(header)
+    with code.indented():
+        code.write_all(body)
+    return code.lines()
 
 
 def function_source(

@@ -2,7 +2,7 @@
 
 Upstream Thunder counts misses (``thunder.cache_misses``); the fast path's guards are generated check by check from
 each entry's prologue, so they can also say which check of which argument failed. Nothing here runs on a hit: a call
-that no guard serves goes through upstream's path (``cache_hit.FastCallableState.call_upstream``), and only then, and
+that no guard serves goes through upstream's path (``dispatch.FastCallableState.call_upstream``), and only then, and
 only where upstream compiled a new entry (a cache miss), each older entry's guard is run again in its explaining form
 (``guard.Guard.explain``), after the call, on the same arguments.
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 import collections
 import logging
 import os
+import warnings
 from dataclasses import dataclass, field
 
 from thunder.core.module import ThunderModule
@@ -190,9 +191,21 @@ def stats(jitted) -> FastPathStats:
     )
 
 
+LOG_NAMES = ("recompiles",)  # what THUNDER_FASTPATH_LOGS may name, comma-separated, in any case
+
+
 def log_from_environment() -> None:
-    """``THUNDER_FASTPATH_LOGS=recompiles``: the ``thunder.fastpath`` logger at INFO, to standard error."""
-    if "recompiles" in os.environ.get("THUNDER_FASTPATH_LOGS", "").split(","):
+    """``THUNDER_FASTPATH_LOGS=recompiles``: the ``thunder.fastpath`` logger at INFO, to standard error. A name that it
+    does not know gets a warning."""
+    value = os.environ.get("THUNDER_FASTPATH_LOGS", "")
+    names = {name.strip().lower() for name in value.split(",") if name.strip()}
+    unknown = sorted(names - set(LOG_NAMES))
+    if unknown:
+        warnings.warn(
+            f"THUNDER_FASTPATH_LOGS={value!r}: {', '.join(unknown)} unknown (known: {', '.join(LOG_NAMES)})",
+            stacklevel=2,
+        )
+    if "recompiles" in names:
         logger.setLevel(logging.INFO)
         if not logger.handlers:
             handler = logging.StreamHandler()

@@ -8,7 +8,7 @@ torch's state (``state_checks.py``), all tensor metadata checked in one C++ call
 aliasing by storage pointers (``tensor_checks.py``).
 
 The checks are compiled alone (``Guard.check``), together with the call that a hit makes (``Guard.compile_with``,
-used by ``cache_hit.py``), and, only to explain a miss, in an explaining form (``Guard.explain``). A guard returns
+used by ``hit_function.py``), and, only to explain a miss, in an explaining form (``Guard.explain``). A guard returns
 
 * ``(computation_inputs, prologue_to_epilogue)`` where the prologue would pass,
 * ``MISS`` where the prologue would fail (a definite miss for this entry),
@@ -32,27 +32,11 @@ from thunder.fastpath.guard_steps import DECLINE, MISS, Step, Unsupported, expla
 from thunder.fastpath.prologue_checks import PrologueTranslator
 from thunder.fastpath.state_checks import GlobalStateChecks
 from thunder.fastpath.tensor_checks import (
-    TensorGuards,
     alias_check_steps,
     alias_string,
-    check_tensors_slowly,
-    same_layout_check,
     tensor_check_steps,
     tensor_matches,
 )
-
-__all__ = [
-    "DECLINE",
-    "MISS",
-    "Guard",
-    "GuardBuilder",
-    "TensorGuards",
-    "Unsupported",
-    "build_guard",
-    "check_tensors_slowly",
-    "same_layout_check",
-    "tensor_matches",
-]
 
 # Names the generated code uses for its own globals; trace names never start with two underscores.
 _GLOBALS = {
@@ -81,7 +65,7 @@ class Guard:
     tensor_names: frozenset = frozenset()  # the tensors that the guard checks
     # The shapes that the guard requires, in every dimension (tuples of ints), of tensors passed as arguments:
     # {position: shape}, a position being an index into args or a keyword. Any other shape there is a miss, as for the
-    # prologue: the dispatcher skips this guard for such calls (cache_hit.py, calls_by_shape).
+    # prologue: the dispatcher skips this guard for such calls (dispatch.py, calls_by_shape).
     arg_shapes: dict = field(default_factory=dict)
     # An entry made under autocast: (device, Thunder dtype), what upstream pushes onto the compile data's autocast
     # stack on each call under autocast, a hit too (state_checks.GlobalStateChecks); None for other entries.
@@ -94,8 +78,9 @@ class Guard:
 
     @functools.cached_property
     def check(self):
-        """The guard alone: ``(computation_inputs, prologue_to_epilogue)``, ``MISS`` or ``DECLINE``. Compiled on
-        first use, since only tests and benchmarks call it (a hit runs ``compile_with``'s function)."""
+        """The guard alone: ``check(args, kwargs)`` is ``(computation_inputs, prologue_to_epilogue)``, ``MISS`` or
+        ``DECLINE``. Compiled on first use: the hit functions run ``compile_with``'s, and only ``entry_layout``
+        (``hit_function.py``), the tests and the benchmarks call this one."""
         return self.compile_with("guard", [f"return (({self.inputs}), ({self.pro_to_epi}))"], {})[0]
 
     def compile_with(self, name: str, on_pass: list[str], namespace: dict, *, noting_layout: bool = False):
@@ -250,7 +235,7 @@ class GuardBuilder:
         """The prologue's unpacking run once on the call the guard is built from: each name's value. The tensor guard
         pins the types and layouts it observes, so the observed tensors must pass the prologue's tensor checks. They
         need not: upstream keeps an entry whose prologue failed on the call that made it, and the fast path builds
-        that entry's guard after such a call too (cache_hit.py). One case: after `jitted.double()`, a module's buffer
+        that entry's guard after such a call too (dispatch.py). One case: after `jitted.double()`, a module's buffer
         is traced as float64 but read from the ThunderModule's overrides as float32."""
         probe = compile_function(
             function_source("probe", fast_lines(body), ["return locals()"]), "probe", self.namespace

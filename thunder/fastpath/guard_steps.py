@@ -1,10 +1,10 @@
 """The parts a guard is made of, and its two renderings (shared by ``guard.py`` and the modules it uses).
 
-A guard's body is a list of ``Step``s, each a few lines of Python that either bind a value or return ``__MISS`` (the
-prologue would fail) or ``__DECLINE`` (the guard cannot tell; upstream's path decides). The fast form runs the lines
-as they are. The explaining form, compiled only to explain a miss (``explain.py``), runs each step's ``explaining``
-lines where it has them (a check made for many values at once, told value by value) and returns, instead of a bare
-verdict, ``(verdict, message)``: the step's ``Reason`` in words, with the value that the call gave.
+A guard's body is a list of ``Step``s, each a few lines of Python that either bind a value or end the guard with a
+``Verdict``: ``__MISS`` (the prologue would fail) or ``__DECLINE`` (the guard cannot tell; upstream's path decides).
+The fast form returns the verdict alone. The explaining form, compiled only to explain a miss (``explain.py``),
+returns ``(verdict, message)`` instead: the step's ``Reason`` in words, with the value that the call gave; where a
+step has ``explaining`` lines (a check made for many values at once, told value by value), it runs those instead.
 """
 
 from __future__ import annotations
@@ -49,11 +49,35 @@ class ValueReason(Reason):
 
 
 @dataclass(frozen=True)
-class Step:
-    """A few lines of a guard's body, and what they mean in words where they can fail."""
+class Verdict:
+    """A line of a step that ends the guard with a verdict: ``{head}return {verdict}``. The fast form returns the
+    verdict alone, the explaining form the verdict and the step's reason in words (``render``)."""
 
-    lines: tuple[str, ...]
-    reason: Reason | None = None  # what a `return __MISS` or `return __DECLINE` in `lines` means
+    head: str  # the indentation and an ``if ...: `` that guards the return, or nothing
+    verdict: str  # "__MISS" or "__DECLINE"
+
+    def indented(self, prefix: str) -> Verdict:
+        return Verdict(prefix + self.head, self.verdict)
+
+    def render(self, explanation: str | None = None) -> str:
+        returned = self.verdict if explanation is None else f"{self.verdict}, {explanation}"
+        return f"{self.head}return {returned}"
+
+
+def miss_if(condition: str) -> Verdict:
+    return Verdict(f"if {condition}: ", "__MISS")
+
+
+MISS_NOW = Verdict("", "__MISS")
+DECLINE_NOW = Verdict("", "__DECLINE")
+
+
+@dataclass(frozen=True)
+class Step:
+    """A few lines of a guard's body (source, or ``Verdict``s), and what they mean in words where they can fail."""
+
+    lines: tuple[str | Verdict, ...]
+    reason: Reason | None = None  # what a Verdict in `lines` means
     explaining: tuple[str, ...] | None = None  # the lines of the explaining form, where they differ
 
 
@@ -62,16 +86,20 @@ def bind(name: str, expression: str) -> Step:
 
 
 def miss_unless(condition: str, reason: Reason | None = None) -> Step:
-    return Step((f"if not ({condition}): return __MISS",), reason)
+    return Step((miss_if(f"not ({condition})"),), reason)
+
+
+def _rendered(line: str | Verdict, explanation: str | None = None) -> str:
+    return line if isinstance(line, str) else line.render(explanation)
 
 
 def fast_lines(steps) -> list[str]:
-    return [line for step in steps for line in step.lines]
+    return [_rendered(line) for step in steps for line in step.lines]
 
 
 def explaining_lines(steps) -> list[str]:
     """The explaining form's body: before step ``k``, ``__step = k`` (named when the step raises); its verdicts
-    become ``(verdict, __say(k, lambda: given))``."""
+    return ``(verdict, __say(k, lambda: given))``."""
     lines = []
     for k, step in enumerate(steps):
         lines.append(f"__step = {k}")
@@ -79,10 +107,7 @@ def explaining_lines(steps) -> list[str]:
             lines.extend(step.explaining)
             continue
         given = step.reason.given if step.reason is not None and step.reason.given else "None"
-        for line in step.lines:
-            for verdict in ("__MISS", "__DECLINE"):
-                line = line.replace(f"return {verdict}", f"return {verdict}, __say({k}, lambda: {given})")
-            lines.append(line)
+        lines.extend(_rendered(line, f"__say({k}, lambda: {given})") for line in step.lines)
     return lines
 
 

@@ -5,8 +5,8 @@ order, through an ``lru_cache``, plus a DTensor key) to look the FusionDefinitio
 ``torch.distributed.is_available()`` twice, scans for AsyncCollectiveTensors and DTensors, enters two profiler
 annotations and passes four keyword arguments to ``fd.execute``, whose Python wrapper parses the device again.
 
-``FusionRegion`` replaces it for callables jitted with the fast path (``create_fusion_definition_wrapper`` is
-wrapped so that it decides per callable being compiled):
+``FusionRegion`` replaces it for callables jitted with the fast path (``fusion_region``, called at the end of
+``create_fusion_definition_wrapper``, decides per callable being compiled):
 
 * It keeps the FusionDefinition of the last input layout and reuses it while every tensor input has the same
   type (``torch.Tensor`` or ``nn.Parameter``), shape and strides as last time, checked in one C++ call (dynamo's
@@ -24,17 +24,12 @@ wrapped so that it decides per callable being compiled):
 * Regions that a DTensor can reach (decided from the region's proxies at fusion time), and all regions while
   Thunder's profiling annotations are enabled or fake inputs are saved, keep upstream's wrapper.
 
-It also registers a minimal legacy ``nvfuser`` module with ``compute_tensor_descriptor``: lightning-thunder 0.2.6
-imports that function from ``nvfuser``, which nvFuser 0.2.36 no longer ships (only ``nvfuser_direct``).
 """
 
 from __future__ import annotations
 
 import functools
-import importlib.util
 import operator
-import sys
-import types
 from typing import NamedTuple
 
 import torch
@@ -44,7 +39,6 @@ from thunder.fastpath.tensor_checks import TensorGuards, same_layout_check
 
 # What the region hands to nvFuser's executor itself; other tensor subclasses go through upstream's wrapper.
 _PLAIN_TENSOR_TYPES = (torch.Tensor, torch.nn.Parameter)
-_upstream_create_wrapper = None  # upstream's create_fusion_definition_wrapper, once wrapped
 
 
 class _AnyLayout:
@@ -123,7 +117,7 @@ class FusionRegion:
         # The PreparedLayout of the last layout, or None. One tuple, so that a reader sees one layout's fields.
         self.prepared = None
         # The first layout's tuple, tried again first whenever the layout changes: coming back to it costs one check,
-        # and it stays the same object, which the cache hit that knows it relies on (cache_hit.py, entry_layout).
+        # and it stays the same object, which the cache hit that knows it relies on (hit_function.py, entry_layout).
         self.first_prepared = None
         self.last_used = None
         self.last_inputs = None
@@ -202,14 +196,14 @@ class FusionRegion:
 
 def outputs_are_new(outputs, inputs) -> bool:
     """Whether no output is a view or one of the inputs: then the call (a region here, a computation in
-    ``cache_hit.py``) made every output itself, and grad mode does not change them when no input requires grad (a
+    ``hit_function.py``) made every output itself, and grad mode does not change them when no input requires grad (a
     view records the grad mode it was made in, which decides later in-place updates)."""
     return not any(isinstance(o, torch.Tensor) and (o._is_view() or any(o is i for i in inputs)) for o in outputs)
 
 
 class RegionCall(NamedTuple):
     """A computation that is one region call, as positions: the hit function then calls the region's executor
-    itself (``cache_hit.py``), without the computation's and the region's frames."""
+    itself (``hit_function.py``), without the computation's and the region's frames."""
 
     region: FusionRegion
     arg_positions: tuple[int, ...]  # each region argument's position among the computation's parameters
@@ -267,45 +261,20 @@ for _name in (
 del _name
 
 
-def _create_wrapper(bsyms, name, sorted_unique_inputs, sorted_unique_outputs):
-    """Wraps upstream's ``create_fusion_definition_wrapper``: a FusionRegion for callables on the fast path."""
+def fusion_region(wrapper, sorted_unique_inputs):
+    """The end of ``create_fusion_definition_wrapper``: a ``FusionRegion`` around upstream's ``wrapper`` where the
+    callable being compiled takes the fast path (its ``fastpath`` compile option), else ``wrapper`` itself."""
     from thunder.core.compile_data import get_compile_data
     from thunder.core.profile import profiling_enabled
     from thunder.core.proxies import TensorProxy
     from thunder.torch.experimental.dtensor_proxy import DTensorProxy
 
-    upstream = _upstream_create_wrapper(bsyms, name, sorted_unique_inputs, sorted_unique_outputs)
     cd = get_compile_data()
-    if TensorGuards is None or not getattr(cd, "_lc_fastpath", False):
-        return upstream
-    if profiling_enabled() or upstream.save_fake_inputs:
-        return upstream
+    if TensorGuards is None or cd is None or not cd.compile_options.get("fastpath", False):
+        return wrapper
+    if profiling_enabled() or wrapper.save_fake_inputs:
+        return wrapper
     if any(isinstance(p, DTensorProxy) for p in sorted_unique_inputs):
-        return upstream
+        return wrapper
     tensor_indices = tuple(i for i, p in enumerate(sorted_unique_inputs) if isinstance(p, TensorProxy))
-    return FusionRegion(upstream, tensor_indices, len(sorted_unique_inputs))
-
-
-def _install_legacy_alias() -> None:
-    if "nvfuser" in sys.modules or importlib.util.find_spec("nvfuser") is not None:
-        return
-    import nvfuser_direct
-
-    legacy = types.ModuleType("nvfuser", "thunder.fastpath: compute_tensor_descriptor from nvfuser_direct")
-    legacy.compute_tensor_descriptor = nvfuser_direct.compute_tensor_descriptor
-    sys.modules["nvfuser"] = legacy
-
-
-def install() -> None:
-    """Puts the FusionRegion factory in place (once; it picks per compiled callable), where nvFuser is usable."""
-    global _upstream_create_wrapper
-    from thunder.executors.nvfuserex import nvfuser_available
-
-    if not nvfuser_available():
-        return
-    _install_legacy_alias()
-    import thunder.executors.nvfuserex_impl as impl
-
-    if _upstream_create_wrapper is None:
-        _upstream_create_wrapper = impl.create_fusion_definition_wrapper
-        impl.create_fusion_definition_wrapper = _create_wrapper
+    return FusionRegion(wrapper, tensor_indices, len(sorted_unique_inputs))

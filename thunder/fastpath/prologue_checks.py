@@ -20,7 +20,8 @@ import torch
 import thunder
 from thunder.core.prims import PrimIDs
 from thunder.core.proxies import Proxy
-from thunder.fastpath.guard_steps import Reason, Step, Unsupported, ValueReason, bind, miss_unless
+from thunder.fastpath.codegen import block
+from thunder.fastpath.guard_steps import Reason, Step, Unsupported, ValueReason, bind, miss_if, miss_unless
 from thunder.fastpath.state_checks import CACHE_INFO_KEYS
 from thunder.fastpath.tensor_checks import TensorSpec
 
@@ -188,11 +189,11 @@ class PrologueTranslator:
             self.emit(Step(tuple(lines)))
             return
         self.overridden_parameters.add(out.name)
-        lines += [
+        # Not from the dict: checked for a nested tensor here (tensor_check_steps leaves it out).
+        lines += block(
             f"if {out.name} is __null:",
-            f"    {out.name} = {module.name}.{getter}({name!r})",
-            f"    if {out.name}.is_nested: return __MISS",  # not from the dict: checked here (tensor_check_steps)
-        ]
+            [f"{out.name} = {module.name}.{getter}({name!r})", miss_if(f"{out.name}.is_nested")],
+        )
         self.emit(Step(tuple(lines), Reason(self.path(out.name), "a strided tensor", "'a nested tensor'", words=True)))
 
     def unpack_cache_info(self, sid, args, out) -> None:
@@ -265,6 +266,19 @@ class PrologueTranslator:
             self.emit(miss_unless(f"type({name}) is {typ} and {name} == {self.constant(value)}", reason))
         self.checked.add(name)
 
+    def check_instance(self, sid, args, out) -> None:
+        # Under "symbolic values" a number's type (lightning-thunder after 0.2.6): the prologue calls isinstance.
+        if self.is_cache_info(args[0], args):
+            return
+        name, types = args[0].name, tuple(args[1])
+        if not all(isinstance(typ, type) for typ in types):
+            raise Unsupported(f"check_instance of {types!r}")
+        names = " or ".join(typ.__name__ for typ in types)
+        reason = Reason(self.path(name), f"an instance of {names}", f"type({name}).__name__", words=True)
+        self.emit(miss_unless(f"isinstance({name}, {self.constant(types)})", reason))
+        if not any(issubclass(typ, torch.Tensor) for typ in types):
+            self.checked.add(name)  # not a tensor: the alias check need not look at it
+
     def return_(self, sid, args, out) -> None:
         self.returned = args[0]
 
@@ -289,5 +303,6 @@ _HANDLERS = {
     "check_literal_like": PrologueTranslator.check_equal,
     "check_none": PrologueTranslator.check_none,
     "check_slice_value": PrologueTranslator.check_slice,
+    "check_instance": PrologueTranslator.check_instance,
     PrimIDs.RETURN: PrologueTranslator.return_,
 }

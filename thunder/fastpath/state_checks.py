@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import torch
 
-from thunder.fastpath.guard_steps import Reason, Step, Unsupported
+from thunder.fastpath.codegen import block
+from thunder.fastpath.guard_steps import DECLINE_NOW, Reason, Step, Unsupported, miss_if
 
 CACHE_INFO_KEYS = (
     "default_dtype",
@@ -94,16 +95,16 @@ class GlobalStateChecks:
     def grad_mode(self) -> Step:
         enabled = bool(self.expected["is_grad_enabled"])
         reason = Reason("grad mode", "enabled" if enabled else "disabled", "__grad_mode_words()", words=True)
-        return Step((f"if __is_grad_enabled() is not {enabled}: return __MISS",), reason)
+        return Step((miss_if(f"__is_grad_enabled() is not {enabled}"),), reason)
 
     def autocast_off(self) -> list[Step]:
         # Upstream looks at CPU's and CUDA's autocast: either on fails this entry's prologue where it checks
         # is_autocast_enabled. Any other autocast (or CPU's and CUDA's where the prologue does not check it): let
         # upstream decide.
         on_cpu_or_cuda = "__is_autocast_enabled('cuda') or __is_autocast_enabled('cpu')"
-        miss = [f"    if {on_cpu_or_cuda}: return __MISS"] if "is_autocast_enabled" in self.expected else []
+        miss = [miss_if(on_cpu_or_cuda)] if "is_autocast_enabled" in self.expected else []
         reason = Reason("autocast", "off", "__autocast_words()", words=True)
-        return [Step(("if __is_any_autocast_enabled():", *miss, "    return __DECLINE"), reason)]
+        return [Step(tuple(block("if __is_any_autocast_enabled():", [*miss, DECLINE_NOW])), reason)]
 
     def autocast_steps(self) -> list[Step]:
         """The checks of an entry made under autocast: upstream's cache-info entries for it, read from torch."""
@@ -127,16 +128,15 @@ class GlobalStateChecks:
         return [
             Step(
                 (
-                    f"if __is_autocast_enabled('cuda') is not {cuda_on} or __is_autocast_enabled('cpu') is not"
-                    f" {cpu_on}: return __MISS",
+                    miss_if(
+                        f"__is_autocast_enabled('cuda') is not {cuda_on} or __is_autocast_enabled('cpu') is not"
+                        f" {cpu_on}"
+                    ),
                 ),
                 reason,
             ),
             Step(
-                (
-                    f"if __get_autocast_dtype('cuda') is not {gpu} or __get_autocast_dtype('cpu') is not {cpu}:"
-                    " return __MISS",
-                ),
+                (miss_if(f"__get_autocast_dtype('cuda') is not {gpu} or __get_autocast_dtype('cpu') is not {cpu}"),),
                 Reason(
                     "autocast dtypes (cuda, cpu)",
                     f"({gpu}, {cpu})",
@@ -148,7 +148,7 @@ class GlobalStateChecks:
     def default_dtype(self) -> Step:
         dtype = self.expected["default_dtype"]
         reason = Reason("default dtype", str(dtype), "__get_default_dtype()")
-        return Step((f"if __get_default_dtype() is not {dtype}: return __MISS",), reason)
+        return Step((miss_if(f"__get_default_dtype() is not {dtype}"),), reason)
 
     def default_device(self) -> Step:
         device = torch.device(self.expected["default_device"])
@@ -157,12 +157,12 @@ class GlobalStateChecks:
         if device == torch.device("cpu"):
             # torch.get_default_device() costs microseconds; without a device mode on the torch-function stack and
             # without a global device context it is the CPU.
-            line = (
-                "if (__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None)"
-                f" and __get_default_device() != {name}: return __MISS"
+            line = miss_if(
+                "(__len_torch_function_stack() or __device_context.__dict__.get('device_context') is not None)"
+                f" and __get_default_device() != {name}"
             )
         else:
-            line = f"if __get_default_device() != {name}: return __MISS"
+            line = miss_if(f"__get_default_device() != {name}")
         return Step((line,), reason)
 
     def no_grad_sync(self) -> list[Step]:
@@ -175,4 +175,4 @@ class GlobalStateChecks:
 
         self.namespace["__no_grad_sync"] = get_skip_data_parallel_grad_sync
         reason = Reason("data parallelism's no_sync", str(skip), "__no_grad_sync()")
-        return [Step((f"if __no_grad_sync() is not {skip}: return __MISS",), reason)]
+        return [Step((miss_if(f"__no_grad_sync() is not {skip}"),), reason)]

@@ -11,7 +11,8 @@ from __future__ import annotations
 import torch
 
 from thunder.core.pytree import tree_flatten
-from thunder.fastpath.guard_steps import DECLINE, MISS, Reason, Step, Unsupported
+from thunder.fastpath.codegen import block
+from thunder.fastpath.guard_steps import DECLINE, MISS, Reason, Step, Unsupported, miss_if
 
 # dynamo's TensorGuards is private torch API: without it an entry that checks tensors keeps upstream's path
 # (Unsupported). test_guard_codegen.py's test_tensor_guards_behave_as_the_guards_rely_on pins what the guards rely on.
@@ -54,7 +55,7 @@ def tensor_matches(t, shape, device: str, dtype: torch.dtype, requires_grad: boo
 def same_layout_check(tensors):
     """A check (TensorGuards, one C++ call) that passes while each tensor has the exact type, sizes, strides, dtype,
     device and dispatch keys that ``tensors`` have now. The guard's ``__observed_layout`` and a FusionRegion's layout
-    check are both this: where the first passes on a region's inputs, so does the second (cache_hit.py,
+    check are both this: where the first passes on a region's inputs, so does the second (hit_function.py,
     ``entry_layout``). Raises RuntimeError for tensors without strides (sparse compressed layouts)."""
     return TensorGuards(
         *tensors,
@@ -175,10 +176,10 @@ def tensor_check_steps(specs, observed, overridden_parameters, paths, namespace)
     namespace["__check_tensors_slowly"] = check_tensors_slowly
     namespace["__explain_tensors"] = explain_tensors
     names = ", ".join(s.name for s in specs)
-    slowly = (
-        f"    __verdict = __check_tensors_slowly(({names},), __tensor_specs, __tensor_kinds)",
-        "    if __verdict is not True: return __verdict",
-    )
+    slowly = [
+        f"__verdict = __check_tensors_slowly(({names},), __tensor_specs, __tensor_kinds)",
+        "if __verdict is not True: return __verdict",
+    ]
     checked = ", ".join(s.name for s in unique)
     same = "".join(f"{later} is {first} and " for later, first in same_as)
     passes = f"({same}__tensor_guards.check({checked}))" if same else f"__tensor_guards.check({checked})"
@@ -196,13 +197,12 @@ def tensor_check_steps(specs, observed, overridden_parameters, paths, namespace)
     # are one object.
     maybe_nested = [s.name for s in unique if s.name not in overridden_parameters]
     any_nested = " or ".join(f"{name}.is_nested" for name in maybe_nested)
-    nested = [Step((f"if {any_nested}: return __MISS",), explaining=())] if maybe_nested else []
-    plain = Step((f"if not {passes}:", *slowly), explaining=explaining)
+    nested = [Step((miss_if(any_nested),), explaining=())] if maybe_nested else []
+    plain = Step(tuple(block(f"if not {passes}:", slowly)), explaining=explaining)
     noting_layout = Step(
         (
             f"__same_layout = {same}__observed_layout.check({checked})",
-            f"if not (__same_layout or {same}__tensor_guards.check({checked})):",
-            *slowly,
+            *block(f"if not (__same_layout or {same}__tensor_guards.check({checked})):", slowly),
         ),
         explaining=explaining,
     )
@@ -237,7 +237,7 @@ def alias_check_steps(expected: str, top_level, arg_counts, checked, observed_ar
     ThunderFX makes, checks none) are tested here to be strided torch.Tensors, and anything else takes the general
     form."""
     reason = _aliasing_reason(expected)
-    general = Step((f"if __alias_string(args, kwargs) != {expected!r}: return __MISS",), reason)
+    general = Step((miss_if(f"__alias_string(args, kwargs) != {expected!r}"),), reason)
     n_args, n_kwargs = arg_counts.get("args"), arg_counts.get("kwargs")
     first_name = {}  # position -> the first name it was unpacked to
     for name, pos in top_level.items():
@@ -261,22 +261,17 @@ def alias_check_steps(expected: str, top_level, arg_counts, checked, observed_ar
     if len(ptrs) < 2:
         distinct = []
     elif len(ptrs) == 2:
-        distinct = [f"if {ptrs[0]} == {ptrs[1]}: return __MISS"]
+        distinct = [miss_if(f"{ptrs[0]} == {ptrs[1]}")]
     else:
-        distinct = [f"if len({{{', '.join(ptrs)}}}) != {len(ptrs)}: return __MISS"]
+        distinct = [miss_if(f"len({{{', '.join(ptrs)}}}) != {len(ptrs)}")]
     if not unchecked:
         return [Step(tuple(distinct), reason)] if distinct else []
     plain = " and ".join(f"type({name}) is torch.Tensor and {name}.layout is torch.strided" for name in unchecked)
-    lines = (
-        f"if {plain}:",
-        *(f"    {line}" for line in distinct or ["pass"]),
-        "else:",
-        *(f"    {line}" for line in general.lines),
-    )
+    lines = (*block(f"if {plain}:", distinct or ["pass"]), *block("else:", general.lines))
     return [Step(lines, reason)]
 
 
-def _expected_aliasing(expected: str, first_name: dict, storages: list[str], n_kwargs: int, unchecked) -> list[str]:
+def _expected_aliasing(expected: str, first_name: dict, storages: list[str], n_kwargs: int, unchecked) -> list:
     """The fast form of the alias check for arguments that share storage (``f(x, x)``; self-attention's
     ``mha(q, q, q)``), without keywords (whose flattened order upstream's pytree decides) and with every
     argument's type established by the guard: the arguments of each expected group share one storage pointer,
@@ -294,4 +289,4 @@ def _expected_aliasing(expected: str, first_name: dict, storages: list[str], n_k
     distinct = [ptr[g[0]] for g in groups] + [ptr[name] for name in storages if name not in in_groups]
     if len(distinct) > 1:
         same.append(f"len({{{', '.join(distinct)}}}) == {len(distinct)}")
-    return [*lines, f"if not ({' and '.join(same)}): return __MISS"]
+    return [*lines, miss_if(f"not ({' and '.join(same)})")]

@@ -73,15 +73,21 @@ def nvfuser_usable() -> bool:
     return nvfuser_available()
 
 
-# A test that needs CUDA and nvFuser: conftest.py skips it elsewhere, and `pytest -m nvfuser` picks these on a GPU.
-requires_nvfuser = pytest.mark.nvfuser
+# A test that needs CUDA and nvFuser: skipped without them; `pytest -m nvfuser` picks these on a GPU.
+NVFUSER_MARKS = (pytest.mark.nvfuser, pytest.mark.skipif(not nvfuser_usable(), reason="needs CUDA and nvFuser"))
+
+
+def requires_nvfuser(test):
+    for mark in NVFUSER_MARKS:
+        test = mark(test)
+    return test
 
 
 # The torch executor on the CPU; on CUDA (where nvFuser is usable) the torch executor and nvFuser regions.
 DEVICES_AND_EXECUTORS = [
     ("cpu", ["torch"]),
-    pytest.param("cuda", ["torch"], marks=requires_nvfuser),
-    pytest.param("cuda", ["nvfuser"], marks=requires_nvfuser),
+    pytest.param("cuda", ["torch"], marks=NVFUSER_MARKS),
+    pytest.param("cuda", ["nvfuser"], marks=NVFUSER_MARKS),
 ]
 
 

@@ -16,7 +16,7 @@ import torch
 
 import thunder
 import thunder.fastpath
-from thunder.fastpath.cache_hit import GuardBuildWarning
+from thunder.fastpath import GuardBuildWarning
 
 from fastpath_harness import (
     Call,
@@ -115,7 +115,7 @@ def test_call_that_raised_keeps_its_exception_when_the_guard_cannot_be_built(mon
         return torch.index_select(x, 0, index) * 2
 
     fast = thunder.jit(f)
-    monkeypatch.setattr(thunder.fastpath.cache_hit, "build_guard", lambda *a, **k: 1 / 0)
+    monkeypatch.setattr(thunder.fastpath.dispatch, "build_guard", lambda *a, **k: 1 / 0)
     with pytest.raises(IndexError), pytest.warns(GuardBuildWarning, match="ZeroDivisionError"):
         fast(t(4), torch.tensor([7]))
     monkeypatch.undo()
@@ -136,7 +136,7 @@ def test_guard_that_cannot_be_built_leaves_the_entry_on_upstreams_path(monkeypat
 
     up, fast = thunder.jit(f, fastpath=False), thunder.jit(f)
     same_shape = lambda n: Call(lambda: ((t(n), t(n)), {}))
-    monkeypatch.setattr(thunder.fastpath.cache_hit, "build_guard", lambda *a, **k: 1 / 0)
+    monkeypatch.setattr(thunder.fastpath.dispatch, "build_guard", lambda *a, **k: 1 / 0)
     with pytest.warns(GuardBuildWarning, match="keeps upstream's path"):
         compare_call(up, fast, same_shape(3))
     monkeypatch.undo()
@@ -236,6 +236,18 @@ def test_symbolic_values():
     assert up(t(6), torch.Size([3, 2])).shape == (2, 3)  # upstream's stale entry; when this fails, upstream changed
 
 
+def test_symbolic_values_check_the_types_of_numbers():
+    # Thunder after 0.2.6 checks a number's type under "symbolic values" (check_instance in the prologue); 0.2.6
+    # checks nothing. Either way the fast path decides as upstream's lookup does.
+    calls = [Call(lambda n=n: ((t(3), n), {})) for n in (2, 3, 2.5, 2.5, True, 4)]
+    up, fast = run_differential(lambda a, n: a * n, calls, cache="symbolic values")
+    assert fast._lc_fastpath_state.unsupported == []
+    first_prologue = thunder.compile_stats(fast).interpreter_cache[0].prologue_traces[-1]
+    if any(b.sym.id == "check_instance" for b in first_prologue.bound_symbols):
+        reasons = [str(r) for r in thunder.fastpath.recompile_reasons(fast)]
+        assert reasons[1] == "call 3: entry 0 failed: args[1] (n): an instance of int expected, float given"
+
+
 def test_containers_kwargs_and_varying_arity():
     def f(*args, scale=1.0, extra=None, **kwargs):
         out = args[0] * scale
@@ -298,7 +310,7 @@ def test_external_cache_clear_is_noticed():
 
 
 def test_calls_by_shape_picks_the_position_with_most_shapes_and_keeps_entries_without_one_in_order():
-    from thunder.fastpath.cache_hit import calls_by_shape
+    from thunder.fastpath.dispatch import calls_by_shape
 
     def hit(name, shapes):  # shapes: {position: shape}, a position being an index into args or a keyword
         return types.SimpleNamespace(call=name, guard=types.SimpleNamespace(arg_shapes=shapes))
@@ -406,7 +418,7 @@ def test_the_index_follows_the_argument_whose_shape_changes():
         assert hit_functions_run(fast, *args, **kwargs) == 1  # a shape that no entry requires: a miss
         assert hits_misses(fast) == (hits, misses + 1)
 
-    # A module called with a keyword: the same index (FastThunderModule.__call__ passes the keywords on).
+    # A module called with a keyword: the same index (the fast module call passes the keywords on).
     linear = torch.nn.Linear(4, 2)
     calls = [Call(lambda n=n: ((), {"input": t(n, 4)})) for n in sizes]
     calls += [Call(lambda n=n: ((), {"input": t(n, 4)}), expect_fast=True) for n in sizes]

@@ -218,10 +218,19 @@ def test_environment_variable_switches_the_log_on():
         "f = thunder.jit(lambda x: x * 2)\n"
         "f(torch.ones(3)); f(torch.ones(3)); f(torch.ones(4))\n"
     )
-    for value, logged in (("recompiles", True), ("", False)):
+    for value, logged, warned in (
+        ("recompiles", True, False),
+        ("", False, False),
+        ("RECOMPILES", True, False),
+        (" Recompiles,graphs", True, True),
+        ("recompile", False, True),
+    ):
         env = {**os.environ, "THUNDER_FASTPATH_LOGS": value}
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
         assert ("[thunder.fastpath] <lambda> recompiled: call 3: entry 0 failed" in out.stderr) is logged, out.stderr
+        assert (f"THUNDER_FASTPATH_LOGS={value!r}: " in out.stderr) is warned, out.stderr
+        if warned:
+            assert "unknown (known: recompiles)" in out.stderr
 
 
 def test_hits_run_no_explaining_code():

@@ -12,7 +12,7 @@ import torch
 
 import thunder
 import thunder.fastpath
-from thunder.fastpath.guard import DECLINE, MISS
+from thunder.fastpath.guard_steps import DECLINE, MISS
 
 from fastpath_harness import (
     DEVICES_AND_EXECUTORS,
@@ -185,7 +185,9 @@ def test_guard_declines_tensor_subclasses():
 
 # dynamo's TensorGuards is private torch API. The first test pins what the guards rely on, so that a torch release
 # that changes it fails here; the next one checks the fallback for a torch without it.
-@pytest.mark.skipif(thunder.fastpath.guard.TensorGuards is None, reason="this torch lacks dynamo's TensorGuards")
+@pytest.mark.skipif(
+    thunder.fastpath.tensor_checks.TensorGuards is None, reason="this torch lacks dynamo's TensorGuards"
+)
 def test_tensor_guards_behave_as_the_guards_rely_on():
     from torch._C._dynamo.guards import TensorGuards
 
@@ -237,10 +239,11 @@ def test_entries_keep_upstreams_path_without_tensor_guards(monkeypatch, device, 
 def test_tensor_matches_agrees_with_the_prologues_check():
     # After TensorGuards says no, a guard decides MISS with tensor_matches: it must pass exactly where the
     # prologue's check_tensor_metadata passes (None in a guard's shape is a symbolic dim, a NumberProxy upstream).
+    # The explaining form (explain_tensors) must reach the same verdict as the fast form's check_tensors_slowly.
     from thunder.core.proxies import IntegerProxy
     from thunder.core.trace import TraceCtx, tracectx
     from thunder.executors.pythonex import _check_tensor_shape_and_metadata_impl as prologue_check
-    from thunder.fastpath.guard import check_tensors_slowly, tensor_matches
+    from thunder.fastpath.tensor_checks import check_tensors_slowly, explain_tensors, tensor_matches
 
     with tracectx(TraceCtx()):
         symbolic = IntegerProxy(name="s0", value=2)
@@ -277,6 +280,8 @@ def test_tensor_matches_agrees_with_the_prologues_check():
             expected = False
         assert tensor_matches(candidate, shape, *rest) is expected, (shape, rest, candidate)
         verdict = check_tensors_slowly((candidate,), [(shape, *rest)], [(torch.Tensor, torch.strided)])
+        explained = explain_tensors((candidate,), [(shape, *rest)], [(torch.Tensor, torch.strided)], ["x"])
+        assert (True if explained is None else explained[0]) is verdict, (shape, rest, candidate, explained)
         if not expected:
             assert verdict is MISS
         elif type(candidate) is torch.Tensor:
@@ -285,3 +290,34 @@ def test_tensor_matches_agrees_with_the_prologues_check():
             assert verdict is DECLINE  # the prologue passes a Parameter where the guard was built with a tensor
         outcomes.add((index, expected))
     assert len(outcomes) == 2 * len(specs)  # each spec passes for some candidate and fails for others
+
+
+# The prologue checks that Python's executor implements and that guards do not translate: an entry whose prologue
+# has one keeps upstream's path (``stats`` says why).
+UNTRANSLATED_CHECKS = {"check_bool_conversion", "check_empty", "check_python_repr", "check_type"}
+
+
+def test_every_prologue_check_is_translated_or_known_not_to_be():
+    # A check that Thunder adds to its prologues must not silently send every entry that has it to upstream's path:
+    # this fails until it is translated (prologue_checks._HANDLERS) or listed above.
+    from thunder.executors.pythonex import ex
+    from thunder.fastpath.prologue_checks import _HANDLERS
+
+    checks = {name for name in ex.opmap if name.startswith("check_")}
+    assert checks - set(_HANDLERS) == UNTRANSLATED_CHECKS
+
+
+def test_cache_info_keys_are_those_upstream_fills():
+    # The guard reads torch's state for the cache-info keys that it knows (state_checks.CACHE_INFO_KEYS); a key that
+    # Thunder adds makes the guard generator refuse the entry, and this test fail first.
+    from thunder.fastpath.state_checks import CACHE_INFO_KEYS
+
+    f = thunder.jit(lambda a: a + 1, fastpath=False)
+    populate = thunder.compile_data(f).populate_cache_info
+    seen = set()
+    for autocast in (False, True):
+        cache_info = {}
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+            populate(cache_info, t(2))
+        seen |= set(cache_info)
+    assert seen == set(CACHE_INFO_KEYS)

@@ -19,6 +19,7 @@ import torch
 
 import thunder
 import thunder.fastpath
+from thunder.fastpath.entry import thunder_has_entry_points
 
 from fastpath_harness import (
     REPO,
@@ -61,7 +62,10 @@ def test_switch_enable_disable_and_opt_out():
         (thunder.fastpath.enable if was else thunder.fastpath.disable)()
 
 
-@pytest.mark.parametrize("value, expected", [("0", False), ("1", True), (None, True)])
+@pytest.mark.parametrize(
+    "value, expected",
+    [("0", False), ("1", True), (None, True), ("false", False), ("Off", False), (" NO ", False), ("yes", True)],
+)
 def test_switch_environment_variable(value, expected):
     env = {k: v for k, v in os.environ.items() if k != "THUNDER_FASTPATH"}
     if value is not None:
@@ -75,9 +79,24 @@ def test_switch_environment_variable(value, expected):
     assert out.stdout.split() == [str(expected), str(expected)]
 
 
-def test_fastpath_argument_needs_the_import():
-    # What README says: before `import thunder.fastpath`, `fastpath=True` is an unknown compile option that
-    # lightning-thunder 0.2.6 keeps and ignores; a callable jitted after the import takes the fast path.
+@pytest.mark.parametrize("value", ["", "garbage", "2", "enabled"])
+def test_switch_environment_variable_refuses_other_values(value):
+    env = {**os.environ, "THUNDER_FASTPATH": value}
+    code = "import thunder, thunder.fastpath\n"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode != 0
+    assert f"ValueError: THUNDER_FASTPATH={value!r} is not understood" in out.stderr
+
+
+@pytest.mark.parametrize("value", ["no", 0, 1, "True"])
+def test_fastpath_argument_takes_only_booleans_or_none(value):
+    with pytest.raises(TypeError, match="fastpath= takes True, False or None"):
+        thunder.jit(add, fastpath=value)
+
+
+def test_fastpath_argument_before_the_import():
+    # lightning-thunder 0.2.6 takes `fastpath=True` before `import thunder.fastpath` as an unknown compile option
+    # that it keeps and ignores (README); a Thunder with the fast path's entry points serves it at once.
     code = (
         "import thunder, torch\n"
         "before = thunder.jit(lambda a: a + 1, fastpath=True)\n"
@@ -87,7 +106,7 @@ def test_fastpath_argument_needs_the_import():
     )
     env = {k: v for k, v in os.environ.items() if k != "THUNDER_FASTPATH"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "True"]
+    assert out.stdout.split() == [str(thunder_has_entry_points()), "True"]
 
 
 def test_transformed_callables_keep_the_choice():
@@ -121,8 +140,8 @@ def test_jit_signature_lists_upstreams_keywords_and_fastpath():
 
     from thunder.dynamo.utils import get_thunder_jit_kwargs
 
-    upstream = inspect.getfullargspec(thunder.jit._lc_upstream_jit).kwonlyargs
-    assert inspect.getfullargspec(thunder.jit).kwonlyargs == upstream + ["fastpath"]
+    keywords = inspect.getfullargspec(thunder.jit).kwonlyargs
+    assert "fastpath" in keywords and {"cache", "executors", "transforms", "disable_torch_autograd"} <= set(keywords)
     options = {"cache": "symbolic values", "disable_torch_autograd": True, "fastpath": False}
     assert get_thunder_jit_kwargs(**options, not_a_jit_option=1) == options
 
@@ -153,7 +172,7 @@ def test_uncached_options_keep_upstream_path():
     # the compile data when it creates a region): the region call does not depend on the cache.
     for fastpath in (True, False):
         cd = thunder.compile_data(thunder.jit(add, cache="no caching", fastpath=fastpath))
-        assert getattr(cd, "_lc_fastpath", False) is fastpath
+        assert cd.compile_options["fastpath"] is fastpath
 
 
 def test_shapes_dtypes_and_requires_grad():

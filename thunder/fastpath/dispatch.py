@@ -1,0 +1,287 @@
+"""The callable that ``thunder.jit`` returns on the fast path (``make_fast``), and its state (``FastCallableState``).
+
+Stands for changes to ``thunder/__init__.py``'s ``fn_``: the cache lookup as a dispatch over the entries' generated
+hit functions (``hit_function.py``), with upstream's own callable for every call that none of them serves.
+
+The fast callable tries the hit functions in upstream's order, newest entry first, except those whose guards require
+another shape of the tensor passed at one argument position: they would miss (``calls_by_shape``). Anything else (a
+miss, an entry that has no guard, a guard that declines) goes through upstream's own callable unchanged, after which
+the entry that it used gets its function, also when the call raised (but not when the call failed that entry's own
+prologue checks, which upstream's first call of an entry can: ``build_guard``). A call made while Thunder traces
+another callable goes to upstream's callable at once, as upstream's ``fn_`` does under ``is_tracing()``.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+import weakref
+from typing import NamedTuple
+
+import torch
+
+from thunder.core.options import CACHE_OPTIONS
+from thunder.fastpath.autograd import AutogradConnection
+from thunder.fastpath.explain import MissRecorder
+from thunder.fastpath.guard import build_guard
+from thunder.fastpath.guard_steps import DECLINE, MISS, Unsupported
+from thunder.fastpath.hit_function import CacheHit
+from thunder.fastpath.module import get_trace
+from thunder.fastpath.publication import Publication, entry_used_last
+
+_FAST_CACHE_OPTIONS = (CACHE_OPTIONS.CONSTANT_VALUES, CACHE_OPTIONS.SYMBOLIC_VALUES)
+
+
+class GuardBuildWarning(UserWarning):
+    """A guard could not be built for a cache entry because of an unexpected error (a bug in the guard generator, not
+    a prologue it does not translate): that entry keeps upstream's path. This repository's tests and CI turn it into
+    an error."""
+
+
+class ShapeIndex(NamedTuple):
+    """The hit functions that a call must try, by the shape of the tensor that it passes at one argument position
+    (``calls_by_shape``)."""
+
+    position: int | str  # an index into args, or a keyword
+    by_shape: dict  # shape -> the functions of the entries that require it or no particular shape there
+    unshaped: tuple  # the functions of the entries that require no particular shape there
+
+
+def calls_by_shape(hits) -> ShapeIndex | None:
+    """The ``ShapeIndex`` of the guarded entries ``hits`` (newest first), or None (try all).
+
+    Under "constant values" each input shape gets its own cache entry, and a hit of an older entry first fails the
+    guard of every newer one. A guard that requires another shape of a tensor argument (``Guard.arg_shapes``) fails
+    for such a call, as the entry's prologue does (it checks every dimension exactly), so the call can skip it. The
+    position chosen is the one (an index into args, or a keyword) where the guards require the most distinct shapes;
+    on a tie, the first found (newest entry first, each in its prologue's order). The functions keep upstream's order.
+    None where no position has two shapes or more: then there is nothing that an older entry's hit could skip.
+    """
+    shapes_at: dict = {}  # position -> the shapes required there, in order of appearance
+    for hit in hits:
+        for position, shape in hit.guard.arg_shapes.items():
+            shapes_at.setdefault(position, {})[shape] = None
+    position = max(shapes_at, key=lambda p: len(shapes_at[p]), default=None)
+    if position is None or len(shapes_at[position]) < 2:
+        return None
+    required = [hit.guard.arg_shapes.get(position) for hit in hits]
+    unshaped = tuple(hit.call for hit, shape in zip(hits, required, strict=True) if shape is None)
+    by_shape = {
+        shape: tuple(hit.call for hit, req in zip(hits, required, strict=True) if req is None or req == shape)
+        for shape in shapes_at[position]
+    }
+    return ShapeIndex(position, by_shape, unshaped)
+
+
+class KnownEntry(NamedTuple):
+    """A cache entry that the fast path has seen used: its hit function's ``CacheHit``, or None with the reason why
+    it keeps upstream's path."""
+
+    entry: object
+    hit: CacheHit | None
+    unsupported: str | None = None
+
+
+class FastCallableState:
+    """The guarded cache entries of one fast callable, newest first, and the bookkeeping on upstream's path that keeps
+    them in step with upstream's cache: each call that a guard does not serve goes through ``call_upstream``."""
+
+    __slots__ = (
+        "hits",
+        "calls",
+        "shape_index",
+        "cache",
+        "n_entries",
+        "publication",
+        "known",
+        "unsupported",
+        "upstream_fn",
+        "cd",
+        "cs",
+        "thunder_module_ref",
+        "runtime",
+        "misses",
+        "arg_names",
+        "cache_note",
+    )
+
+    def __init__(self, upstream_fn, cd, cs, thunder_module=None):
+        self.hits: tuple[CacheHit, ...] = ()
+        self.calls: tuple = ()  # the hits' generated functions, in the same order
+        # The same, narrowed by the shape of the tensor passed at one position (calls_by_shape). One attribute, so
+        # that a thread never reads one index's position with another's buckets.
+        self.shape_index: ShapeIndex | None = None
+        self.cache = None
+        self.n_entries = -1
+        self.publication = Publication(cs)
+        self.known: dict[int, KnownEntry] = {}  # id(entry) -> KnownEntry
+        self.unsupported: list[str] = []  # why entries kept upstream's path, in the order they were found
+        self.upstream_fn = upstream_fn
+        self.cd, self.cs = cd, cs
+        # Weak: the ThunderModule holds this state's callable, and a strong reference back would keep both alive.
+        self.thunder_module_ref = weakref.ref(thunder_module) if thunder_module is not None else lambda: None
+        # What the generated hit functions reach besides their entry's own callables; none of it refers to this
+        # state (see Publication).
+        self.runtime = {
+            "__cs": cs,
+            "__publication": self.publication,
+            "__publish": self.publication.publish,
+            "__autocast_push": cd.autocast_stack.push,  # holds the stack, not the compile data
+        }
+        self.misses = MissRecorder(cd)  # what a call not served by a guard met (explain.py)
+        # How explanations name things: the function's positional parameters, the cache option.
+        self.arg_names = _positional_names(cd.fn)
+        self.cache_note = f"(cache={cd.cache_option.name.lower().replace('_', ' ')})"
+
+    @property
+    def published(self):
+        """The entry whose traces the fast path published last, None after a call through upstream's path: whether
+        the last call was served by a generated hit function."""
+        return self.publication.entry
+
+    def call_upstream(self, args, kwargs, why: str):
+        """A call that no guard served (``why``: "miss", "declined", "no guard" or "cache changed"): upstream's
+        callable, then the entry it used gets its hit function, and the call its record (``explain.py``)."""
+        self.publication.entry = None
+        cs = self.cs
+        before = (len(cs.interpreter_cache), cs.cache_hits, cs.cache_misses)
+        try:
+            result = self.upstream_fn(*args, **kwargs)
+        except Exception:
+            # The call may have made an entry whose computation then raised (an index out of range, out of memory):
+            # upstream keeps it. Without its guard, every call would go through upstream's path until one call of
+            # that entry succeeded, hits of the older entries too (none may be tried before it).
+            try:
+                self.guard_used_entry(args, kwargs, None)
+                self.misses.after_upstream_call(self, args, kwargs, why, *before)
+            except Exception:
+                pass  # the caller gets upstream's exception, not ours; the next call goes through upstream's path
+            raise
+        self.guard_used_entry(args, kwargs, result)
+        self.misses.after_upstream_call(self, args, kwargs, why, *before)
+        return result
+
+    def guard_used_entry(self, args, kwargs, result) -> None:
+        """Gives the entry that the last upstream call used its hit function (built from that call), and makes the
+        hits the guarded entries newest first, up to the first that has none (upstream would try that one before
+        older ones: only upstream can go on)."""
+        cache = self.cs.interpreter_cache
+        used = entry_used_last(self.cs)
+        if used is not None and self.known.get(id(used), (None,))[0] is not used:
+            self.known[id(used)] = self.make_hit(used, args, kwargs, result)
+        hits = []
+        for entry in reversed(cache):
+            known = self.known.get(id(entry))
+            if known is None or known.entry is not entry or known.hit is None:
+                break
+            hits.append(known.hit)
+        hits = tuple(hits)
+        if hits != self.hits:
+            self.calls = tuple(hit.call for hit in hits)
+            self.shape_index = calls_by_shape(hits)
+        self.hits, self.cache, self.n_entries = hits, cache, len(cache)
+        live = {id(e) for e in cache}  # forget entries that left the cache
+        self.known = {k: v for k, v in self.known.items() if k in live}
+
+    def make_hit(self, entry, args, kwargs, result) -> KnownEntry:
+        cd = self.cd
+        try:
+            guard = build_guard(
+                entry.prologue_traces[-1],
+                args,
+                kwargs,
+                thunder_module=self.thunder_module_ref(),
+                compile_data=cd,
+                data_parallel=bool(getattr(cd.fn, "use_ddp", False) or getattr(cd.fn, "use_fsdp", False)),
+                arg_names=self.arg_names,
+                cache_note=self.cache_note,
+            )
+            connection = None
+            if entry.backward_fn is not None:
+                options = cd.compile_options
+                connection = AutogradConnection(
+                    entry,
+                    disable_split_autograd=options.get("thunderfx_disable_split_autograd", False),
+                    is_differentiable_outputs=options.get("is_differentiable_outputs", None),
+                )
+            hit = CacheHit(
+                entry,
+                guard,
+                self.runtime,
+                args,
+                kwargs,
+                outputs=result,
+                constant_values=cd.cache_option is CACHE_OPTIONS.CONSTANT_VALUES,
+                connection=connection,
+            )
+            return KnownEntry(entry, hit)
+        except Unsupported as e:
+            reason = str(e)
+        except Exception as e:
+            # Not the caller's problem: the call went through upstream's path, and the entry stays there.
+            reason = f"{type(e).__name__} while building the guard: {e}"
+            warnings.warn(
+                f"thunder.fastpath: {reason}; this cache entry keeps upstream's path", GuardBuildWarning, stacklevel=2
+            )
+        self.unsupported.append(reason)
+        return KnownEntry(entry, None, reason)
+
+
+def _positional_names(fn) -> tuple[str, ...]:
+    """The names of ``fn``'s positional parameters (a module's ``forward``'s), for naming ``args[i]`` in words."""
+    target = fn.forward if isinstance(fn, torch.nn.Module) else fn
+    try:
+        parameters = inspect.signature(target).parameters.values()
+    except (TypeError, ValueError):
+        return ()
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return tuple(p.name for p in parameters if p.kind in kinds)
+
+
+def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
+    """Wraps the ``fn_`` that upstream's ``jit`` made into the fast callable; ``None`` if the options exclude it."""
+    if cd.cache_option not in _FAST_CACHE_OPTIONS:
+        return None
+    state = FastCallableState(upstream_fn, cd, cs, thunder_module)
+
+    def dispatch(args, kwargs):
+        # One call of the jitted callable: the guarded entries in upstream's order (less those that require another
+        # shape of the tensor passed at the index's position), else upstream's path.
+        cache = cs.interpreter_cache
+        if cache is not state.cache or len(cache) != state.n_entries:
+            return state.call_upstream(args, kwargs, "cache changed")
+        calls = state.calls
+        index = state.shape_index
+        if index is not None:
+            position = index.position
+            if type(position) is str:
+                x = kwargs.get(position)
+            else:
+                x = args[position] if position < len(args) else None
+            if isinstance(x, torch.Tensor):
+                try:
+                    calls = index.by_shape.get(x.shape, index.unshaped)
+                except Exception:  # no sizes (a strided nested tensor) or sizes that do not hash: try them all
+                    pass
+        for call in calls:
+            result = call(args, kwargs)
+            if result is MISS:
+                continue
+            if result is DECLINE:
+                return state.call_upstream(args, kwargs, "declined")
+            return result
+        # No entry's guard passed; or the newest entry has none (it keeps upstream's path, and so do older ones).
+        return state.call_upstream(args, kwargs, "miss" if state.calls else "no guard")
+
+    def fast_fn(*args, **kwargs):
+        if get_trace(None) is not None:
+            # Called while Thunder traces a caller: upstream's callable runs the function inside that trace. The
+            # dispatcher must not run there: the caller's prologue would come to check this callable's state.
+            return upstream_fn(*args, **kwargs)
+        return dispatch(args, kwargs)
+
+    functools.update_wrapper(fast_fn, upstream_fn)
+    fast_fn._lc_dispatch = dispatch  # what module.thunder_module_call calls, with args and kwargs as it got them
+    fast_fn._lc_fastpath_state = state
+    return fast_fn

@@ -1,0 +1,43 @@
+"""The fast path's entry points: the places where Thunder hands a jitted callable over to it.
+
+* ``fast_jitted(jitted)``: the end of ``thunder.jit``, for a callable whose ``fastpath`` compile option is on
+  (``switch.chosen``). It returns the callable that ``thunder.jit`` returns: the fast callable (``dispatch.make_fast``)
+  for a function, and for a module the same ``ThunderModule``, its ``_forward_fn`` the fast callable and its
+  ``_fastpath_call`` the fast module call;
+* ``thunder_module_call(module, args, kwargs)`` (``module.py``): ``ThunderModule.__call__`` of such a module;
+* ``fusion_region(wrapper, inputs)`` (``nvfuser.py``): the end of ``create_fusion_definition_wrapper``, which gives
+  regions of such callables a ``FusionRegion``.
+
+A Thunder that has them (``thunder_has_entry_points``: lightning-thunder with the ``upstream/`` patch series) calls
+them itself; on one without them (lightning-thunder 0.2.6), ``overlay.py`` installs them when ``thunder.fastpath`` is
+imported.
+"""
+
+from __future__ import annotations
+
+from thunder.core.module import ThunderModule
+from thunder.fastpath.dispatch import make_fast
+from thunder.fastpath.module import thunder_module_call
+from thunder.fastpath.nvfuser import fusion_region
+
+__all__ = ["fast_jitted", "fusion_region", "thunder_has_entry_points", "thunder_module_call"]
+
+
+def thunder_has_entry_points() -> bool:
+    """Whether the installed Thunder calls the entry points itself (its ``ThunderModule`` has the slot for the fast
+    module call)."""
+    return hasattr(ThunderModule, "_fastpath_call")
+
+
+def fast_jitted(jitted):
+    """What ``thunder.jit`` returns on the fast path, from what it made for upstream's path (``jitted``: ``fn_`` or
+    its ``ThunderModule``, with the compile data and statistics set). Callables whose cache option the fast path does
+    not serve ("no caching", "same input") stay as they are."""
+    cd, cs = jitted._lc_cd, jitted._lc_cs
+    if isinstance(jitted, ThunderModule):
+        fast = make_fast(jitted._forward_fn, cd, cs, thunder_module=jitted)
+        if fast is not None:
+            jitted._forward_fn = fast
+            jitted._fastpath_call = thunder_module_call
+        return jitted
+    return make_fast(jitted, cd, cs) or jitted

@@ -1,0 +1,105 @@
+"""The fast path on a Thunder without its entry points (lightning-thunder 0.2.6): installs them at import.
+
+This is the one place where the fast path rebinds upstream attributes, each standing for a change that the
+``upstream/`` patch series makes to Thunder's source (``entry.py`` lists the entry points):
+
+* ``thunder.jit``: upstream's, with the ``fastpath`` keyword (``switch.chosen``) put into the compile options, and
+  ``entry.fast_jitted`` applied to what it returns;
+* a jitted module on the fast path becomes an ``OverlayThunderModule``, whose ``__call__`` is the one that the patch
+  gives ``ThunderModule``;
+* ``thunder.executors.nvfuserex_impl.create_fusion_definition_wrapper``: upstream's, then ``entry.fusion_region``;
+* where nvFuser is usable and the legacy ``nvfuser`` module is missing: a minimal ``nvfuser`` module with
+  ``compute_tensor_descriptor``, which lightning-thunder 0.2.6 imports from it and nvFuser 0.2.36 no longer ships
+  (only ``nvfuser_direct``). Thunder's main imports it from ``nvfuser_direct`` itself.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import inspect
+import sys
+import types
+
+import thunder
+from thunder.core.module import ThunderModule
+from thunder.fastpath import switch
+from thunder.fastpath.entry import fast_jitted, fusion_region, thunder_module_call
+
+# Keep the originals if this module is imported twice (importlib.reload, or two import paths).
+_upstream_jit = getattr(thunder.jit, "_lc_upstream_jit", thunder.jit)
+
+
+class OverlayThunderModule(ThunderModule):
+    """A ``ThunderModule`` on the fast path: ``__call__`` as the patched ``ThunderModule`` has it."""
+
+    def __call__(self, *args, **kwargs):
+        return thunder_module_call(self, args, kwargs)
+
+    def _get_name(self):
+        return "ThunderModule"  # repr() as upstream's
+
+
+@functools.wraps(_upstream_jit)
+def jit(fn, /, *, fastpath: bool | None = None, **options):
+    fast = switch.chosen(fastpath)
+    # The choice goes in with the compile options: add_transform passes them back to thunder.jit when it jits the
+    # function again, and nvFuser regions read it when they are created (entry.fusion_region).
+    jitted = _upstream_jit(fn, fastpath=fast, **options)
+    if not fast:
+        return jitted
+    jitted = fast_jitted(jitted)
+    if type(jitted) is ThunderModule and "_fastpath_call" in jitted.__dict__:
+        jitted.__class__ = OverlayThunderModule
+    return jitted
+
+
+jit._lc_upstream_jit = _upstream_jit
+
+
+def _signature_with_fastpath(upstream) -> inspect.Signature:
+    # Upstream's parameters plus `fastpath`: code that reads jit's keyword names (ThunderFX's
+    # get_thunder_jit_kwargs uses inspect.getfullargspec, which does not follow __wrapped__) sees all of them.
+    sig = inspect.signature(upstream)
+    params = list(sig.parameters.values())
+    fastpath = inspect.Parameter("fastpath", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=bool | None)
+    at = next((i for i, p in enumerate(params) if p.kind is inspect.Parameter.VAR_KEYWORD), len(params))
+    return sig.replace(parameters=params[:at] + [fastpath] + params[at:])
+
+
+jit.__signature__ = _signature_with_fastpath(_upstream_jit)
+
+
+def _install_fusion_region() -> None:
+    from thunder.executors.nvfuserex import nvfuser_available
+
+    if not nvfuser_available():
+        return
+    _install_legacy_nvfuser_module()
+    import thunder.executors.nvfuserex_impl as impl
+
+    create = impl.create_fusion_definition_wrapper
+    if getattr(create, "_lc_upstream", None) is not None:
+        return  # installed already
+
+    def create_fusion_definition_wrapper(bsyms, name, sorted_unique_inputs, sorted_unique_outputs):
+        return fusion_region(create(bsyms, name, sorted_unique_inputs, sorted_unique_outputs), sorted_unique_inputs)
+
+    create_fusion_definition_wrapper._lc_upstream = create
+    impl.create_fusion_definition_wrapper = create_fusion_definition_wrapper
+
+
+def _install_legacy_nvfuser_module() -> None:
+    if "nvfuser" in sys.modules or importlib.util.find_spec("nvfuser") is not None:
+        return
+    import nvfuser_direct
+
+    legacy = types.ModuleType("nvfuser", "thunder.fastpath: compute_tensor_descriptor from nvfuser_direct")
+    legacy.compute_tensor_descriptor = nvfuser_direct.compute_tensor_descriptor
+    sys.modules["nvfuser"] = legacy
+
+
+def install() -> None:
+    """Installs the entry points (once)."""
+    thunder.jit = jit
+    _install_fusion_region()
