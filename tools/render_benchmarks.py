@@ -187,6 +187,20 @@ def breakdown_table(data: dict) -> list[str]:
     return lines
 
 
+def thunderfx_table(data: dict) -> list[str]:
+    """thunderfx_breakdown.py: each stage's median per case in µs (derived rows in italics)."""
+    cases = list(dict.fromkeys(r["case"] for r in data["rows"]))
+    stages = list(dict.fromkeys(r["stage"] for r in data["rows"]))
+    by = {(r["case"], r["stage"]): r for r in data["rows"]}
+    lines = ["| stage | " + " | ".join(f"{c} µs" for c in cases) + " |", "|---|" + "---|" * len(cases)]
+    for stage in stages:
+        rows = [by.get((c, stage)) for c in cases]
+        derived = any(r is not None and r.get("derived") for r in rows)
+        cells = [f"{r['median_us']:.2f}" if r is not None else "" for r in rows]
+        lines.append(f"| {f'*{stage}*' if derived else stage} | " + " | ".join(cells) + " |")
+    return lines
+
+
 RENDERERS = {
     "small_graph": per_call_table,
     "small_models": per_call_table,
@@ -194,6 +208,7 @@ RENDERERS = {
     "distributed_training": distributed_table,
     "cache_entries": cache_entries_table,
     "training_breakdown": breakdown_table,
+    "thunderfx_breakdown": thunderfx_table,
     "small_graph:targets": targets_table,
 }
 
@@ -216,7 +231,7 @@ def headline_table() -> str:
             eager, up, fast = (rows[(case, s)] for s in ("eager", "thunder", "fast"))
             ratios = f"{_ratio(fast['vs_eager'])} | {_ratio(fast['vs_upstream'])}"
             lines.append(
-                f"| {words} | {label} | {eager['median_us']:.1f} | {up['median_us']:.1f} |"
+                f"| {words} (`{case}`) | {label} | {eager['median_us']:.1f} | {up['median_us']:.1f} |"
                 f" {fast['median_us']:.1f} {fast['check']} | {ratios} |"
             )
     return "\n".join(lines) + "\n"

@@ -9,6 +9,7 @@ that the guard was built after), and the aliasing by comparing storage pointers 
 from __future__ import annotations
 
 import torch
+from torch.nn import Parameter
 
 from thunder.core.pytree import tree_flatten
 from thunder.fastpath.codegen import block
@@ -234,8 +235,9 @@ def alias_check_steps(expected: str, top_level, arg_counts, checked, observed_ar
     flattened inputs are exactly the arguments, and upstream inspects those that are exactly torch.Tensor with the
     strided layout. The guard's own checks establish the type of most arguments (exact tensor types and layouts through
     TensorGuards or check_tensors_slowly, numbers and strings by value: ``checked``); others (a pruned prologue, as
-    ThunderFX makes, checks none) are tested here to be strided torch.Tensors, and anything else takes the general
-    form."""
+    ThunderFX makes, checks none) are tested here to be what they were when the guard was built: strided
+    torch.Tensors, whose storages count, or ``nn.Parameter``s, which upstream leaves out (ThunderFX passes a module's
+    parameters as arguments); anything else takes the general form."""
     reason = _aliasing_reason(expected)
     general = Step((miss_if(f"__alias_string(args, kwargs) != {expected!r}"),), reason)
     n_args, n_kwargs = arg_counts.get("args"), arg_counts.get("kwargs")
@@ -249,10 +251,15 @@ def alias_check_steps(expected: str, top_level, arg_counts, checked, observed_ar
         **{("kwargs", k): v for k, v in observed_kwargs.items()},
     }
     unchecked = [name for name in first_name.values() if name not in checked]
+    # Unchecked parameters: upstream's alias detection reads exactly torch.Tensor, so they hold no storage that counts.
+    parameters = {
+        name for pos, name in first_name.items() if name in unchecked and type(observed.get(pos)) is Parameter
+    }
     storages = [
         name
         for pos, name in first_name.items()
-        if name in unchecked or (type(observed.get(pos)) is torch.Tensor and observed[pos].layout is torch.strided)
+        if (name in unchecked and name not in parameters)
+        or (type(observed.get(pos)) is torch.Tensor and observed[pos].layout is torch.strided)
     ]
     if expected != "":
         expected_form = _expected_aliasing(expected, first_name, storages, n_kwargs, unchecked)
@@ -266,8 +273,13 @@ def alias_check_steps(expected: str, top_level, arg_counts, checked, observed_ar
         distinct = [miss_if(f"len({{{', '.join(ptrs)}}}) != {len(ptrs)}")]
     if not unchecked:
         return [Step(tuple(distinct), reason)] if distinct else []
-    plain = " and ".join(f"type({name}) is torch.Tensor and {name}.layout is torch.strided" for name in unchecked)
-    lines = (*block(f"if {plain}:", distinct or ["pass"]), *block("else:", general.lines))
+    kinds = " and ".join(
+        f"type({name}) is torch.nn.Parameter"
+        if name in parameters
+        else f"type({name}) is torch.Tensor and {name}.layout is torch.strided"
+        for name in unchecked
+    )
+    lines = (*block(f"if {kinds}:", distinct or ["pass"]), *block("else:", general.lines))
     return [Step(lines, reason)]
 
 

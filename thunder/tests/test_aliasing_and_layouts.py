@@ -99,6 +99,41 @@ def test_aliasing_when_the_prologue_does_not_check_the_inputs():
     assert "is torch.Tensor and" in source and "__alias_string(args, kwargs)" in source  # both forms are there
 
 
+def test_aliasing_with_parameters_as_arguments_when_the_prologue_does_not_check_them():
+    # ThunderFX passes a module's parameters as arguments, under a prologue without tensor checks. Upstream's alias
+    # check reads only exact torch.Tensors: the guard's short form tests that each argument is still of the kind it
+    # was (a Parameter, or a plain tensor whose storage counts), and any other call takes the general form.
+    from thunder.transforms.extraction_only_prologue_transform import ExtractionOnlyPrologueTransform
+
+    def args(x_parameter=False, w_plain=False, alias=None):
+        def make():
+            x, w, b = t(5), t(5, seed=1), t(5, seed=2)
+            if alias == "x and b":
+                b = x.view(5)
+            if alias == "w and x":
+                x = w.view(5)
+            x = torch.nn.Parameter(x, requires_grad=False) if x_parameter else x
+            w = w if w_plain else torch.nn.Parameter(w, requires_grad=False)
+            return (x, w, torch.nn.Parameter(b, requires_grad=False) if alias != "x and b" else b), {}
+
+        return make
+
+    calls = [
+        Call(args()),
+        Call(args(), expect_fast=True),
+        Call(args(alias="w and x"), expect_fast=True),  # w is a Parameter: no aliasing that upstream sees
+        Call(args(w_plain=True), expect_fast=True),  # another kind: the general form decides (no aliasing)
+        Call(args(x_parameter=True), expect_fast=True),
+        Call(args(alias="x and b"), expect_fast=False),  # two plain tensors on one storage: a miss
+        Call(args(alias="x and b"), expect_fast=True),
+        Call(args(), expect_fast=True),
+    ]
+    transforms = [ExtractionOnlyPrologueTransform(skip_check_on_input_tensors=True)]
+    _, fast = run_differential(lambda x, w, b: x * w + b, calls, transforms=transforms)
+    source = fast._lc_fastpath_state.hits[-1].source
+    assert "type(w) is torch.nn.Parameter" in source and "__alias_string(args, kwargs)" in source
+
+
 def test_prologue_without_checks_behaves_as_upstream():
     # PrunePrologueChecks(prune_all_checks=True) leaves the prologue no check at all, the alias check included (the
     # user vouches for the inputs): upstream then hits its one entry whatever the shapes, dtypes or aliasing, and the

@@ -1,0 +1,183 @@
+"""Where a ThunderFX call's time goes, stage by stage, beside eager PyTorch, torch.compile and thunder.jit.
+
+    python thunder/benchmarks/thunderfx_breakdown.py [--device cpu|cuda] [--json PATH]
+
+ThunderFX (``thunder.dynamo.thunderfx``) hands the graphs that Dynamo captures to a backend that splits each into
+regions, jits the regions that Thunder supports and returns the split ``GraphModule``. A call then runs Dynamo's frame
+and guards, the split module's generated ``forward``, and for each region the jitted callable's call (its guard and
+computation). This benchmark times, in one process with the systems interleaved repeat by repeat (medians of the
+per-call time, µs):
+
+* eager, ``torch.compile`` (inductor), ``torch.compile(backend="eager")`` (Dynamo with its own graph as it is),
+  ``thunder.jit`` without and with the fast path, and ThunderFX without and with it;
+* the stages of the fast ThunderFX call: the split module called directly with the arguments that Dynamo passes it
+  ("split module"), and each jitted region called directly with the arguments that the split module passes it
+  ("regions", their sum). ThunderFX minus the split module is what Dynamo and ThunderFX's wrapper cost around it;
+  the split module minus its regions is the generated ``forward`` and the submodule calls.
+
+The cases are small modules under ``torch.no_grad()``: where Python's cost per call decides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import torch
+
+import thunder
+import thunder.fastpath  # noqa: F401  (on lightning-thunder 0.2.6, installs the fast path; each system below chooses)
+from thunder.dynamo import ThunderCompiler, thunderfx
+
+
+class TwoLinear(torch.nn.Module):
+    """Two ``nn.Linear(16, 16)`` with ReLU and GELU between them."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(16, 16)
+        self.b = torch.nn.Linear(16, 16)
+
+    def forward(self, x):
+        return torch.nn.functional.gelu(self.b(torch.relu(self.a(x))))
+
+
+class SinSumGt(torch.nn.Module):
+    """Lightning-AI/lightning-thunder#1657's graph: ``sin``, ``sum``, ``gt``."""
+
+    def forward(self, x):
+        return torch.sin(x).sum(0) > 0
+
+
+def make_cases(device: str) -> dict[str, tuple[torch.nn.Module, torch.Tensor]]:
+    torch.manual_seed(0)
+    return {
+        "two_linear_4x16": (TwoLinear().to(device), torch.randn(4, 16, device=device)),
+        "issue1657_400x400": (SinSumGt().to(device), torch.randn(400, 400, device=device)),
+    }
+
+
+class RecordingCompiler(ThunderCompiler):
+    """ThunderCompiler that keeps the split module it returns and the arguments of its first call."""
+
+    def __call__(self, gm, sample_args):
+        split = super().__call__(gm, sample_args)
+        self.split, self.args = split, None
+
+        def first_call_recorded(*args):
+            if self.args is None:
+                self.args = args
+            return split(*args)
+
+        return first_call_recorded
+
+
+def region_calls(split, args) -> dict[str, tuple]:
+    """The arguments that the split module passes to each jitted region (``thunder_*`` submodules) on one call."""
+    recorded = {}
+
+    class Recorder(torch.fx.Interpreter):
+        def call_module(self, target, args, kwargs):
+            if target.startswith("thunder_"):
+                recorded[target] = (args, kwargs)
+            return super().call_module(target, args, kwargs)
+
+    Recorder(split).run(*args)
+    return recorded
+
+
+def systems_of(module, x) -> dict:
+    """The callables timed for one case, each taking no arguments."""
+    recording = RecordingCompiler(fastpath=True)
+    through_recording = torch.compile(module, backend=recording)
+    through_recording(x)
+    split, split_args = recording.split, recording.args
+    regions = {name: (getattr(split, name), a, k) for name, (a, k) in region_calls(split, split_args).items()}
+    systems = {
+        "eager": lambda: module(x),
+        "torch.compile": torch.compile(module),
+        "torch.compile eager backend": torch.compile(module, backend="eager"),
+        "thunder.jit upstream": thunder.jit(module, fastpath=False),
+        "thunder.jit fast": thunder.jit(module, fastpath=True),
+        "thunderfx upstream": thunderfx(module, fastpath=False),
+        "thunderfx fast": thunderfx(module, fastpath=True),
+    }
+    calls = {name: (lambda f=f: f(x)) if name != "eager" else f for name, f in systems.items()}
+    calls["split module"] = lambda: split(*split_args)
+    for name, (fn, a, k) in regions.items():
+        calls[f"region {name}"] = lambda fn=fn, a=a, k=k: fn(*a, **k)
+    return calls
+
+
+def time_interleaved(calls: dict, repeats: int, seconds_per_repeat: float) -> dict[str, list[float]]:
+    """Per-call µs of each callable, one repeat of each in turn, each repeat about ``seconds_per_repeat`` long."""
+    numbers = {}
+    for name, f in calls.items():
+        for _ in range(20):
+            f()
+        start, n = time.perf_counter(), 0
+        while time.perf_counter() - start < 0.05:
+            f()
+            n += 1
+        numbers[name] = max(10, int(n * seconds_per_repeat / 0.05))
+    times = {name: [] for name in calls}
+    for _ in range(repeats):
+        for name, f in calls.items():
+            n = numbers[name]
+            start = time.perf_counter()
+            for _ in range(n):
+                f()
+            if torch.cuda.is_available():
+                torch.cuda.synchronize()
+            times[name].append((time.perf_counter() - start) / n * 1e6)
+    return times
+
+
+def run(device: str, repeats: int, seconds_per_repeat: float) -> list[dict]:
+    rows = []
+    for case, (module, x) in make_cases(device).items():
+        with torch.no_grad():
+            calls = systems_of(module, x)
+            times = time_interleaved(calls, repeats, seconds_per_repeat)
+        medians = {name: statistics.median(ts) for name, ts in times.items()}
+        regions = [name for name in medians if name.startswith("region ")]
+        derived = {
+            "regions (sum)": sum(medians[name] for name in regions),
+            "around the split module": medians["thunderfx fast"] - medians["split module"],
+            "split module less its regions": medians["split module"] - sum(medians[name] for name in regions),
+        }
+        for name, ts in times.items():
+            rows.append({"case": case, "stage": name, "median_us": medians[name], "min_us": min(ts), "max_us": max(ts)})
+        for name, value in derived.items():
+            rows.append({"case": case, "stage": name, "median_us": value, "derived": True})
+        print(f"\n{case} ({len(regions)} jitted region{'s' if len(regions) != 1 else ''})")
+        for row in rows:
+            if row["case"] == case:
+                spread = "" if row.get("derived") else f"  ({row['min_us']:.2f} - {row['max_us']:.2f})"
+                print(f"  {row['stage']:<32} {row['median_us']:>9.2f} µs{spread}")
+    return rows
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--seconds-per-repeat", type=float, default=0.2)
+    parser.add_argument("--json", metavar="PATH")
+    args = parser.parse_args(argv)
+    from small_graph import environment
+
+    env = environment(args.device)
+    print(" | ".join(f"{k} {v}" for k, v in env.items()))
+    rows = run(args.device, args.repeats, args.seconds_per_repeat)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"argv": sys.argv[1:] if argv is None else argv, "environment": env, "rows": rows}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
