@@ -68,7 +68,6 @@ def miss_if(condition: str) -> Verdict:
     return Verdict(f"if {condition}: ", "__MISS")
 
 
-MISS_NOW = Verdict("", "__MISS")
 DECLINE_NOW = Verdict("", "__DECLINE")
 
 

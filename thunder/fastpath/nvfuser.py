@@ -23,7 +23,6 @@ annotations and passes four keyword arguments to ``fd.execute``, whose Python wr
   region's layout was prepared for, the hit also skips the layout check (the guard's own check then implies it).
 * Regions that a DTensor can reach (decided from the region's proxies at fusion time), and all regions while
   Thunder's profiling annotations are enabled or fake inputs are saved, keep upstream's wrapper.
-
 """
 
 from __future__ import annotations
