@@ -2,7 +2,7 @@
 # The project's GPU runs on a CUDA machine (see .ci/README.md): `bash .ci/gpu_run.sh PHASE` from the checkout's root;
 # everything is written to $OUT.
 #   measure      the benchmarks whose JSON results/h200/ holds (copy the files there), and the training breakdown
-#   tests        the tests that need CUDA and nvFuser (marker nvfuser; CI runs the others), or $TESTS_M as pytest -m
+#   tests        all tests, the CUDA variants and those that need nvFuser included ($TESTS_M: pytest -m)
 #   shipped      lightning-thunder's test_nvfuser (or $SHIPPED, with $SHIPPED_K as pytest -k) on and off
 #   distributed  lightning-thunder's distributed tests ($SHIPPED) on and off: needs two GPUs
 set -uo pipefail
@@ -20,7 +20,7 @@ measure)
   timeout 60 python3 $B/training_breakdown.py --device cuda --cases train_step 2>&1 | quiet | tee "$OUT/breakdown.log"
   ;;
 tests)
-  python3 -m pytest -q -p no:cacheprovider -m "${TESTS_M:-nvfuser}" thunder/tests 2>&1 | tail -n 30 | tee "$OUT/tests.log"
+  python3 -m pytest -q -p no:cacheprovider ${TESTS_M:+-m "$TESTS_M"} thunder/tests 2>&1 | tail -n 30 | tee "$OUT/tests.log"
   ;;
 distributed)
   # Workers are spawned processes, which pytest's -p thunder.fastpath does not reach: .ci/fastpath_site's

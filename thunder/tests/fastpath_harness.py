@@ -15,6 +15,7 @@ import torch
 
 import thunder
 import thunder.fastpath
+from thunder.tests.framework import TorchExecutor, nvFuserExecutor
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
@@ -83,12 +84,9 @@ def requires_nvfuser(test):
     return test
 
 
-# The torch executor on the CPU; on CUDA (where nvFuser is usable) the torch executor and nvFuser regions.
-DEVICES_AND_EXECUTORS = [
-    ("cpu", ["torch"]),
-    pytest.param("cuda", ["torch"], marks=NVFUSER_MARKS),
-    pytest.param("cuda", ["nvfuser"], marks=NVFUSER_MARKS),
-]
+# The executors of the tests that run on each device (upstream's `instantiate(dtypes=NOTHING, executors=EXECUTORS)`):
+# the torch executor on the CPU and on CUDA, and nvFuser on CUDA where it is usable (nvFuserExecutor is None without).
+EXECUTORS = (TorchExecutor, nvFuserExecutor)
 
 
 def autograd_facts(out):

@@ -11,8 +11,10 @@ import sys
 import pytest
 import torch
 
+from thunder.tests.framework import NOTHING, instantiate
+
 from fastpath_harness import (
-    DEVICES_AND_EXECUTORS,
+    EXECUTORS,
     Call,
     compare_call,
     hits_misses,
@@ -164,8 +166,8 @@ class TiedEmbeddings(torch.nn.Module):
         return self.out(torch.tanh(self.emb(idx)))
 
 
-@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
-def test_one_tensor_under_two_names_takes_the_tensor_guard(device, executors, monkeypatch):
+@instantiate(dtypes=NOTHING, executors=EXECUTORS)
+def test_one_tensor_under_two_names_takes_the_tensor_guard(executor, device, _, monkeypatch):
     # TensorGuards fails on a tensor passed twice, which would send every hit of a weight-tied model (and of f(x, x))
     # to the slow per-tensor check. The guard checks each tensor once and the later name by identity; once the names
     # hold two tensors, the slow check decides, as the prologue does.
@@ -181,7 +183,7 @@ def test_one_tensor_under_two_names_takes_the_tensor_guard(device, executors, mo
     torch.manual_seed(0)
     idx = lambda: ((torch.tensor([[1, 2, 3]], device=device),), {})
     calls = [Call(idx), Call(idx, expect_fast=True), Call(idx, expect_fast=True)]
-    up, fast = run_differential(TiedEmbeddings().to(device), calls, module=True, executors=executors)
+    up, fast = run_differential(TiedEmbeddings().to(device), calls, module=True, executors=executor.executors_list())
     assert fast.get_parameter("out.weight") is fast.get_parameter("emb.weight")  # still tied in the copies
     assert slow_checks == []
     # Untied: the ThunderModule keeps one of the names (the embedding's) and reads the other from the model, where a
@@ -196,7 +198,7 @@ def test_one_tensor_under_two_names_takes_the_tensor_guard(device, executors, mo
     # A function given one tensor twice: its hits take the tensor guard; two tensors then miss that entry.
     calls = [Call(same_twice), Call(same_twice, expect_fast=True), Call(same_twice, expect_fast=True)]
     slow_checks.clear()
-    up, fast = run_differential(lambda a, b: a * b + a, calls, executors=executors)
+    up, fast = run_differential(lambda a, b: a * b + a, calls, executors=executor.executors_list())
     assert slow_checks == []
     assert not compare_call(up, fast, Call(fresh)) and len(slow_checks) == 1
 
@@ -208,7 +210,7 @@ def test_one_tensor_under_two_names_takes_the_tensor_guard(device, executors, mo
     slow_checks.clear()
     attention = torch.nn.MultiheadAttention(8, 2, batch_first=True).eval().to(device)
     calls = [Call(self_attention, ctx=torch.no_grad)] + [Call(self_attention, ctx=torch.no_grad, expect_fast=True)] * 2
-    run_differential(attention, calls, module=True, executors=executors)
+    run_differential(attention, calls, module=True, executors=executor.executors_list())
     assert slow_checks == []
 
 

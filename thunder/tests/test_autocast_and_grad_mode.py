@@ -12,9 +12,10 @@ import torch
 
 import thunder
 import thunder.fastpath
+from thunder.tests.framework import NOTHING, instantiate
 
 from fastpath_harness import (
-    DEVICES_AND_EXECUTORS,
+    EXECUTORS,
     Call,
     RegionSpy,
     assert_bitwise,
@@ -64,8 +65,8 @@ def autocast_flag(device):
         torch.set_autocast_enabled(device, before)
 
 
-@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
-def test_hits_under_autocast(device, executors):
+@instantiate(dtypes=NOTHING, executors=EXECUTORS)
+def test_hits_under_autocast(executor, device, _):
     # An entry made under CPU's or CUDA's autocast takes the fast path on hits: the guard checks the autocast state
     # that upstream's cache info holds, the hit calls the entry's functions through upstream's no_autocast decorator
     # (autocast off inside; grad mode switched as for any entry, not by the torch.no_grad() decorator) and pushes onto
@@ -108,14 +109,14 @@ def test_hits_under_autocast(device, executors):
     ]
     # mse_loss: the torch executor calls torch's, which autocast would compute in float32 (Thunder's trace: bfloat16)
     f = lambda a, b: ((a @ b).relu() + a, torch.nn.functional.mse_loss(a @ b, b @ a))
-    up, fast = run_differential(f, calls, executors=executors)
+    up, fast = run_differential(f, calls, executors=executor.executors_list())
     stacks = [list(thunder.compile_data(jitted).autocast_stack.stack) for jitted in (up, fast)]
     assert stacks[0] == stacks[1] and len(stacks[0]) == 9  # the calls under one autocast, each pushed once
     assert thunder.compile_stats(fast).calls == 13 and hits_misses(fast) == (8, 4)
 
 
-@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
-def test_training_under_autocast(device, executors):
+@instantiate(dtypes=NOTHING, executors=EXECUTORS)
+def test_training_under_autocast(executor, device, _):
     def make():
         return t(4, 8, requires_grad=True).to(device), t(8, 8, seed=1).to(device).requires_grad_()
 
@@ -127,8 +128,8 @@ def test_training_under_autocast(device, executors):
         return out.detach(), out.dtype, a.grad, w.grad
 
     f = lambda a, w: torch.tanh(a @ w) * 2
-    up = thunder.jit(f, fastpath=False, executors=executors)
-    fast = thunder.jit(f, fastpath=True, executors=executors)
+    up = thunder.jit(f, fastpath=False, executors=executor.executors_list())
+    fast = thunder.jit(f, fastpath=True, executors=executor.executors_list())
     for i in range(3):
         took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
         assert_bitwise(forward_and_backward(up), forward_and_backward(fast))
@@ -296,8 +297,8 @@ def test_grad_switch_kept_where_an_input_requires_grad_or_grad_mode_is_off():
         assert not newest_hit(fast).made_with_grad and not newest_hit(fast).grad_free_on_layout
 
 
-@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
-def test_computations_keep_grad_mode_only_on_the_guards_layout(device, executors):
+@instantiate(dtypes=NOTHING, executors=EXECUTORS)
+def test_computations_keep_grad_mode_only_on_the_guards_layout(executor, device, _):
     # The grad-mode rule of computations that are not one region call, on the torch executor and on CUDA with
     # nvFuser regions around a sort (which nvFuser leaves to torch). Each entry is guarded after a call with a
     # transposed input; a contiguous one may turn a copy into a view (the reshape). Where the first call's outputs
@@ -311,8 +312,8 @@ def test_computations_keep_grad_mode_only_on_the_guards_layout(device, executors
     ]
     grad_free_seen = []
     for fn in candidates:
-        up = thunder.jit(fn, fastpath=False, executors=executors)
-        fast = thunder.jit(fn, fastpath=True, executors=executors)
+        up = thunder.jit(fn, fastpath=False, executors=executor.executors_list())
+        fast = thunder.jit(fn, fastpath=True, executors=executor.executors_list())
         transposed = torch.randn(6, 4, device=device).t()
         contiguous = transposed.contiguous()
         first = run_both(up, fast, transposed)
@@ -324,6 +325,6 @@ def test_computations_keep_grad_mode_only_on_the_guards_layout(device, executors
             assert torch.is_grad_enabled()
         assert spy.computation_grad_modes == ([True, False, True, False] if new_outputs else [False] * 4)
         grad_free_seen.append(new_outputs)
-        assert bool(fusion_regions(fast)) is (executors == ["nvfuser"])
+        assert bool(fusion_regions(fast)) is (executor.name == "nvfuser")
     # Both sides of the rule exercised: the first candidate makes new outputs, the third returns a view of its input.
     assert grad_free_seen[0] and not grad_free_seen[2]

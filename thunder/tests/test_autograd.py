@@ -15,9 +15,10 @@ import torch
 
 import thunder
 import thunder.fastpath
+from thunder.tests.framework import NOTHING, instantiate
 
 from fastpath_harness import (
-    DEVICES_AND_EXECUTORS,
+    EXECUTORS,
     assert_bitwise,
     hits_misses,
     t,
@@ -108,31 +109,36 @@ def two_layers(x, w1, w2):
     return h[:, :2] @ w2, h, x
 
 
-@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
-@pytest.mark.parametrize(
-    "backward",
-    [
-        lambda out: out.sum().backward(),
-        lambda out: out.backward(torch.ones_like(out)),
-        # a second backward of a graph that the first freed: the same error both ways
-        lambda out: (out.sum().backward(), out.sum().backward()),
-        # a retained graph keeps its saved tensors, as upstream's does
-        lambda out: out.sum().backward(retain_graph=True),
-        lambda out: (out.sum().backward(retain_graph=True), out.sum().backward()),
-        # no backward: the saved view of an output must not keep the graph alive (pytorch/pytorch#94990)
-        lambda out: None,
-        # anomaly mode checks every gradient for NaN with .item(), the link tensor's on the meta device too: upstream
-        # raises RuntimeError, and so must the fast path
-        _backward_in_anomaly_mode,
-    ],
-    ids=["sum", "ones", "twice", "retain_graph", "retain_graph_then_again", "no_backward", "anomaly_mode"],
+@instantiate(
+    dtypes=NOTHING,
+    executors=EXECUTORS,
+    decorators=(
+        pytest.mark.parametrize(
+            "backward",
+            [
+                lambda out: out.sum().backward(),
+                lambda out: out.backward(torch.ones_like(out)),
+                # a second backward of a graph that the first freed: the same error both ways
+                lambda out: (out.sum().backward(), out.sum().backward()),
+                # a retained graph keeps its saved tensors, as upstream's does
+                lambda out: out.sum().backward(retain_graph=True),
+                lambda out: (out.sum().backward(retain_graph=True), out.sum().backward()),
+                # no backward: the saved view of an output must not keep the graph alive (pytorch/pytorch#94990)
+                lambda out: None,
+                # anomaly mode checks every gradient for NaN with .item(), the link tensor's on the meta device too:
+                # upstream raises RuntimeError, and so must the fast path
+                _backward_in_anomaly_mode,
+            ],
+            ids=["sum", "ones", "twice", "retain_graph", "retain_graph_then_again", "no_backward", "anomaly_mode"],
+        ),
+    ),
 )
-def test_training_hits_connect_to_autograd_like_upstream(device, executors, backward):
+def test_training_hits_connect_to_autograd_like_upstream(executor, device, _, backward):
     # Hits of an entry with a backward connect the outputs through thunder/fastpath/autograd.py's Functions (an
     # empty meta tensor links the two, where upstream makes it with torch.randn). Same outputs, graph (node names),
     # gradients or error, saved tensors released as upstream releases them, and the random state left alone.
-    up = thunder.jit(two_layers, fastpath=False, executors=executors)
-    fast = thunder.jit(two_layers, fastpath=True, executors=executors)
+    up = thunder.jit(two_layers, fastpath=False, executors=executor.executors_list())
+    fast = thunder.jit(two_layers, fastpath=True, executors=executor.executors_list())
 
     def make():
         return (
@@ -183,15 +189,18 @@ def test_training_hits_without_split_autograd_keep_upstreams_function():
     assert ours.function is theirs.function is thunder.executors.torch_autograd.ThunderFunction
 
 
-@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
-@pytest.mark.parametrize("form", ["create_graph", "backward_under_autocast"])
-def test_backward_forms_that_keep_upstreams_layers(device, executors, form):
+@instantiate(
+    dtypes=NOTHING,
+    executors=EXECUTORS,
+    decorators=(pytest.mark.parametrize("form", ["create_graph", "backward_under_autocast"]),),
+)
+def test_backward_forms_that_keep_upstreams_layers(executor, device, _, form):
     # ThunderFunction.backward runs the compiled backward bare where upstream's layers change nothing. With
     # create_graph=True grad mode is on inside the backward: upstream's once_differentiable backward runs (its
     # gradients carry a node that raises on a second-order backward). A backward under autocast runs the compiled
     # backward through upstream's no_autocast layer.
-    up = thunder.jit(two_layers, fastpath=False, executors=executors)
-    fast = thunder.jit(two_layers, fastpath=True, executors=executors)
+    up = thunder.jit(two_layers, fastpath=False, executors=executor.executors_list())
+    fast = thunder.jit(two_layers, fastpath=True, executors=executor.executors_list())
 
     def outcome(f):
         inputs = [
@@ -224,8 +233,8 @@ def test_backward_forms_that_keep_upstreams_layers(device, executors, form):
         assert our_second is RuntimeError  # once_differentiable's error
 
 
-@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
-def test_a_language_model_trained_with_adamw_like_upstream(device, executors):
+@instantiate(dtypes=NOTHING, executors=EXECUTORS)
+def test_a_language_model_trained_with_adamw_like_upstream(executor, device, _):
     # A training loop of a small nanoGPT (weight-tied, layer norms, attention, cross-entropy): forward with targets,
     # backward, AdamW, zero_grad(set_to_none=True). Losses and parameters bitwise equal after every step; every step
     # after the first a hit of the fast path.
@@ -238,7 +247,10 @@ def test_a_language_model_trained_with_adamw_like_upstream(device, executors):
     for fastpath in (False, True):
         copy_of_model = copy.deepcopy(model)
         optimizer = torch.optim.AdamW(copy_of_model.parameters(), lr=1e-2, foreach=True)
-        systems[fastpath] = (thunder.jit(copy_of_model, fastpath=fastpath, executors=executors), optimizer)
+        systems[fastpath] = (
+            thunder.jit(copy_of_model, fastpath=fastpath, executors=executor.executors_list()),
+            optimizer,
+        )
     generator = torch.Generator().manual_seed(0)
     for step in range(4):
         idx = torch.randint(0, 32, (2, 8), generator=generator).to(device)

@@ -13,9 +13,10 @@ import torch
 import thunder
 import thunder.fastpath
 from thunder.fastpath.guard_steps import DECLINE, MISS
+from thunder.tests.framework import NOTHING, instantiate
 
 from fastpath_harness import (
-    DEVICES_AND_EXECUTORS,
+    EXECUTORS,
     Call,
     compare_call,
     fusion_regions,
@@ -214,18 +215,21 @@ def test_tensor_guards_behave_as_the_guards_rely_on():
     assert two.check(t(2, 3), t(2, 3)) and not two.check(a, a)  # one tensor twice: check_tensors_slowly decides
 
 
-@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
-def test_entries_keep_upstreams_path_without_tensor_guards(monkeypatch, device, executors):
+@instantiate(dtypes=NOTHING, executors=EXECUTORS)
+def test_entries_keep_upstreams_path_without_tensor_guards(executor, device, _, monkeypatch):
     monkeypatch.setattr(thunder.fastpath.tensor_checks, "TensorGuards", None)
     monkeypatch.setattr(thunder.fastpath.nvfuser, "TensorGuards", None)
     with_tensor = lambda n: Call(lambda: ((t(3).to(device), n), {}))
     f = lambda x, n: x.sin() * n
-    up, fast = thunder.jit(f, fastpath=False, executors=executors), thunder.jit(f, executors=executors)
+    up, fast = (
+        thunder.jit(f, fastpath=False, executors=executor.executors_list()),
+        thunder.jit(f, executors=executor.executors_list()),
+    )
     served = [compare_call(up, fast, with_tensor(n), i) for i, n in enumerate([2, 2, 3, 2, 3])]
     assert served == [False] * 5 and hits_misses(fast) == (3, 2)
     state = fast._lc_fastpath_state
     assert state.hits == () and all("TensorGuards" in reason for reason in state.unsupported)
-    if "nvfuser" in executors:  # regions keep upstream's wrapper
+    if executor.name == "nvfuser":  # regions keep upstream's wrapper
         from thunder.fastpath.nvfuser import FusionRegion
 
         assert fusion_regions(fast) and all(type(r) is not FusionRegion for r in fusion_regions(fast))

@@ -14,9 +14,10 @@ import torch
 
 import thunder
 import thunder.fastpath
+from thunder.tests.framework import NOTHING, instantiate
 
 from fastpath_harness import (
-    DEVICES_AND_EXECUTORS,
+    EXECUTORS,
     hits_misses,
     t,
 )
@@ -53,8 +54,9 @@ def _jitted_and_called(fastpath, device, executors):
     return fn, symbolic, module, linear
 
 
-@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
-def test_jitted_callables_are_freed_without_the_cycle_collector_like_upstream(device, executors):
+@instantiate(dtypes=NOTHING, executors=EXECUTORS)
+def test_jitted_callables_are_freed_without_the_cycle_collector_like_upstream(executor, device, _):
+    executors = executor.executors_list()
     # The fast callable, its guards and the module's weak reference must not keep a dropped callable (and the module
     # it wraps, with its parameters) alive where upstream's is freed. Upstream's callables make no reference cycle
     # (its test_jit_nn_module_cycle_leak checks that a jitted CUDA module's memory is freed as soon as the last
@@ -71,8 +73,9 @@ def test_jitted_callables_are_freed_without_the_cycle_collector_like_upstream(de
     assert freed[True] == freed[False] == [True] * 4
 
 
-@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
-def test_inputs_and_outputs_are_freed_at_once_like_upstream(device, executors):
+@instantiate(dtypes=NOTHING, executors=EXECUTORS)
+def test_inputs_and_outputs_are_freed_at_once_like_upstream(executor, device, _):
+    executors = executor.executors_list()
     # Guards and nvFuser regions are built from the call that used an entry (its arguments, its outputs): they must
     # keep neither, nor may hits keep later calls' tensors, while the jitted callables live on. Upstream frees each
     # call's tensors as soon as the last reference goes, so the cycle collector is off here. The strided calls hit

@@ -13,9 +13,10 @@ import torch
 
 import thunder
 import thunder.fastpath
+from thunder.tests.framework import NOTHING, instantiate
 
 from fastpath_harness import (
-    DEVICES_AND_EXECUTORS,
+    EXECUTORS,
     Call,
     assert_bitwise,
     hits_misses,
@@ -115,8 +116,9 @@ def test_module_call_honours_hooks_and_instance_forward():
     assert fast(x).shape == (1,)
 
 
-@pytest.mark.parametrize("device, executors", DEVICES_AND_EXECUTORS)
-def test_module_call_honours_backward_hooks(device, executors):
+@instantiate(dtypes=NOTHING, executors=EXECUTORS)
+def test_module_call_honours_backward_hooks(executor, device, _):
+    executors = executor.executors_list()
     # Module backward hooks are set up by nn.Module.__call__ around forward (BackwardHook on inputs and outputs):
     # with one registered, the fast module must hand its calls to nn.Module.__call__.
     torch.manual_seed(0)
