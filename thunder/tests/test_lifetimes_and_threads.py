@@ -56,13 +56,13 @@ def _jitted_and_called(fastpath, device, executors):
 
 @instantiate(dtypes=NOTHING, executors=EXECUTORS)
 def test_jitted_callables_are_freed_without_the_cycle_collector_like_upstream(executor, device, _):
-    executors = executor.executors_list()
     # The fast callable, its guards and the module's weak reference must not keep a dropped callable (and the module
     # it wraps, with its parameters) alive where upstream's is freed. Upstream's callables make no reference cycle
     # (its test_jit_nn_module_cycle_leak checks that a jitted CUDA module's memory is freed as soon as the last
     # reference goes): the fast path's guards, generated hit functions and state must not make one either, or the
     # module would live on until the cycle collector ran. (Freed at once implies collected: this test replaces
     # test_jitted_callables_are_collected_like_upstream, which called gc.collect() first.)
+    executors = executor.executors_list()
     freed = {}
     for fastpath in (False, True):
         objects = _jitted_and_called(fastpath, device, executors)
@@ -75,12 +75,12 @@ def test_jitted_callables_are_freed_without_the_cycle_collector_like_upstream(ex
 
 @instantiate(dtypes=NOTHING, executors=EXECUTORS)
 def test_inputs_and_outputs_are_freed_at_once_like_upstream(executor, device, _):
-    executors = executor.executors_list()
     # Guards and nvFuser regions are built from the call that used an entry (its arguments, its outputs): they must
     # keep neither, nor may hits keep later calls' tensors, while the jitted callables live on. Upstream frees each
     # call's tensors as soon as the last reference goes, so the cycle collector is off here. The strided calls hit
     # Thunder's cache with a layout that an nvFuser region has not seen (it prepares another definition); the calls
     # with an input that requires grad keep tensors for backward in their outputs' graph, freed with the outputs.
+    executors = executor.executors_list()
     calls = [  # (grad mode, kind of `a`, hit): misses compile, hits reuse
         (True, "contiguous", False),
         (True, "contiguous", True),

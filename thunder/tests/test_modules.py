@@ -118,9 +118,9 @@ def test_module_call_honours_hooks_and_instance_forward():
 
 @instantiate(dtypes=NOTHING, executors=EXECUTORS)
 def test_module_call_honours_backward_hooks(executor, device, _):
-    executors = executor.executors_list()
     # Module backward hooks are set up by nn.Module.__call__ around forward (BackwardHook on inputs and outputs):
     # with one registered, the fast module must hand its calls to nn.Module.__call__.
+    executors = executor.executors_list()
     torch.manual_seed(0)
     lin = torch.nn.Linear(4, 2).to(device)
     up = thunder.jit(copy.deepcopy(lin), fastpath=False, executors=executors)
