@@ -39,7 +39,8 @@ BLOCK = re.compile(r"(<!-- BEGIN (?P<name>[\w/:]+) -->\n)(?P<body>.*?)(<!-- END 
 
 def _environment(data: dict) -> str:
     env = data.get("environment", {})
-    parts = [f"{k} {env[k]}" for k in ("gpu", "device", "python", "torch", "thunder", "nvfuser") if k in env]
+    keys = ("gpu", "device", "python", "torch", "thunder", "nvfuser", "transformers")
+    parts = [f"{k} {env[k]}" for k in keys if k in env]
     return "Measured with " + ", ".join(parts) + "." if parts else ""
 
 
@@ -104,6 +105,22 @@ def training_table(data: dict) -> list[str]:
             f"| {case} | {variant} | {timings(s['eager'])} | {timings(s['thunder'])} | {timings(fast)} |"
             f" {_ratio(fast['vs_eager'])} | {_ratio(fast['vs_upstream'])} | {fast['check']} |"
         )
+    graphed = [(key, s) for key, s in by_key.items() if "fast+graphs" in s]
+    if graphed:  # --with-graphs: the CUDA-graph systems in a table of their own
+        lines += [
+            "",
+            "| case | variant | upstream+graphs µs | fast+graphs µs | reduce-overhead µs |"
+            " fast+graphs / eager | fast+graphs / upstream+graphs | fast+graphs / reduce-overhead | fast+graphs out |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for (case, variant), s in graphed:
+            fast, compiled = s["fast+graphs"], s.get("torch.compile reduce-overhead")
+            vs_compiled = fast["median_us"] / compiled["median_us"] if compiled else None
+            lines.append(
+                f"| {case} | {variant} | {timings(s['thunder+graphs'])} | {timings(fast)} |"
+                f" {timings(compiled) if compiled else ''} | {_ratio(fast['vs_eager'])} |"
+                f" {_ratio(fast['vs_upstream'])} | {_ratio(vs_compiled)} | {fast['check']} |"
+            )
     return lines
 
 
@@ -201,6 +218,38 @@ def thunderfx_table(data: dict) -> list[str]:
     return lines
 
 
+def hf_models_table(data: dict) -> list[str]:
+    """hf_models.py: one row per model and mode, each system's median in ms (or "fails"), and the fast ThunderFX
+    call against eager, ThunderFX upstream and torch.compile."""
+    systems = ["eager", "torch.compile", "thunder.jit fast", "thunderfx upstream", "thunderfx fast"]
+    by_key = {}
+    for r in data["rows"]:
+        by_key.setdefault((r["case"], r["mode"]), {})[r["system"]] = r
+    head = ["case", "mode", *(f"{s} ms" for s in systems), "fx fast / eager", "/ fx upstream", "/ torch.compile", "out"]
+    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+
+    def ms(r):
+        return "fails" if r is None or "failed" in r else f"{r['median_us'] / 1e3:.2f}"
+
+    def ratio(r, base):
+        ok = r is not None and base is not None and "failed" not in r and "failed" not in base
+        return _ratio(r["median_us"] / base["median_us"] if ok else None)
+
+    for (case, mode), by in by_key.items():
+        fast = by.get("thunderfx fast")
+        cells = [case, mode, *(ms(by.get(s)) for s in systems)]
+        cells += [ratio(fast, by.get(s)) for s in ("eager", "thunderfx upstream", "torch.compile")]
+        cells.append(fast.get("check", "") if fast and "failed" not in fast else "")
+        lines.append("| " + " | ".join(cells) + " |")
+    failures = {}
+    for r in data["rows"]:
+        if "failed" in r:
+            failures.setdefault((r["case"], r["failed"]), []).append(r["system"])
+    for (case, error), systems in failures.items():
+        lines.append(f"\n{', '.join(dict.fromkeys(systems))} on {case}: `{error}`")
+    return lines
+
+
 RENDERERS = {
     "small_graph": per_call_table,
     "small_models": per_call_table,
@@ -209,6 +258,7 @@ RENDERERS = {
     "cache_entries": cache_entries_table,
     "training_breakdown": breakdown_table,
     "thunderfx_breakdown": thunderfx_table,
+    "hf_models": hf_models_table,
     "small_graph:targets": targets_table,
 }
 

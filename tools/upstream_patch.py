@@ -113,6 +113,17 @@ SERIES = (
         ("jit_fastpath.diff",),
     ),
     Piece(
+        "ThunderFX: the split module called without nn.Module.__call__ on the fast path",
+        "Dynamo calls a backend's result through torch._dynamo.disable, which wraps the split GraphModule that\n"
+        "ThunderCompiler returns in an OptimizedModule: two nn.Module.__call__ and GraphModule's _WrappedCall run\n"
+        "around the split module's forward on every call of the graph. Where its regions take the fast path,\n"
+        "ThunderCompiler returns a function that calls forward itself while nn.Module.__call__ would do nothing\n"
+        "else, and the disabled split module otherwise (NOTE [The split module's call]), as Dynamo's own eager\n"
+        "backend returns gm.forward.",
+        _fastpath("thunderfx"),
+        ("thunderfx_graph.diff",),
+    ),
+    Piece(
         "tests: the fast path against the path without it, call by call",
         "Each test jits a callable twice, fastpath=False and True, makes the same calls on both and requires after\n"
         "each the same outputs bitwise (or exception type), autograd facts, in-place updates, cache hits and\n"

@@ -10,10 +10,11 @@ per-call time, µs):
 
 * eager, ``torch.compile`` (inductor), ``torch.compile(backend="eager")`` (Dynamo with its own graph as it is),
   ``thunder.jit`` without and with the fast path, and ThunderFX without and with it;
-* the stages of the fast ThunderFX call: the split module called directly with the arguments that Dynamo passes it
-  ("split module"), and each jitted region called directly with the arguments that the split module passes it
-  ("regions", their sum). ThunderFX minus the split module is what Dynamo and ThunderFX's wrapper cost around it;
-  the split module minus its regions is the generated ``forward`` and the submodule calls.
+* the stages of the fast ThunderFX call: what ThunderFX's backend returned to Dynamo for the graph (on the fast path
+  the split module's lean call, NOTE [The split module's call] in ``thunder/fastpath/thunderfx.py``) called directly
+  with the arguments that Dynamo passes it ("graph"), and each jitted region called directly with the arguments that
+  the split module passes it ("regions", their sum). ThunderFX minus the graph is what Dynamo and ThunderFX's
+  wrapper cost around it; the graph minus its regions is the split module's generated ``forward`` and its calls.
 
 The cases are small modules under ``torch.no_grad()``: where Python's cost per call decides.
 """
@@ -21,10 +22,12 @@ The cases are small modules under ``torch.no_grad()``: where Python's cost per c
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import statistics
 import sys
 import time
+import types
 
 import torch
 
@@ -61,16 +64,16 @@ def make_cases(device: str) -> dict[str, tuple[torch.nn.Module, torch.Tensor]]:
 
 
 class RecordingCompiler(ThunderCompiler):
-    """ThunderCompiler that keeps the split module it returns and the arguments of its first call."""
+    """ThunderCompiler that keeps what it returns to Dynamo and the arguments of its first call."""
 
     def __call__(self, gm, sample_args):
-        split = super().__call__(gm, sample_args)
-        self.split, self.args = split, None
+        graph = super().__call__(gm, sample_args)
+        self.graph, self.args = graph, None
 
         def first_call_recorded(*args):
             if self.args is None:
                 self.args = args
-            return split(*args)
+            return graph(*args)
 
         return first_call_recorded
 
@@ -89,24 +92,36 @@ def region_calls(split, args) -> dict[str, tuple]:
     return recorded
 
 
+def with_own_forward(module: torch.nn.Module) -> torch.nn.Module:
+    """A copy of ``module`` whose class has its own copy of ``forward``'s code object. Dynamo keeps what it compiles
+    for a frame on the frame's code object: systems compiled from such copies each have a cache of their own, as in a
+    process that compiles the module one way only."""
+    cls, forward = type(module), type(module).forward
+    own = types.FunctionType(forward.__code__.replace(), forward.__globals__, forward.__name__, forward.__defaults__)
+    module = copy.deepcopy(module)
+    module.__class__ = type(cls.__name__, (cls,), {"forward": own, "__doc__": cls.__doc__})
+    return module
+
+
 def systems_of(module, x) -> dict:
     """The callables timed for one case, each taking no arguments."""
     recording = RecordingCompiler(fastpath=True)
-    through_recording = torch.compile(module, backend=recording)
+    through_recording = torch.compile(with_own_forward(module), backend=recording)
     through_recording(x)
-    split, split_args = recording.split, recording.args
-    regions = {name: (getattr(split, name), a, k) for name, (a, k) in region_calls(split, split_args).items()}
+    graph, graph_args = recording.graph, recording.args
+    split = recording.subgraph_infos[-1].split_graph_module
+    regions = {name: (getattr(split, name), a, k) for name, (a, k) in region_calls(split, graph_args).items()}
     systems = {
         "eager": lambda: module(x),
-        "torch.compile": torch.compile(module),
-        "torch.compile eager backend": torch.compile(module, backend="eager"),
+        "torch.compile": torch.compile(with_own_forward(module)),
+        "torch.compile eager backend": torch.compile(with_own_forward(module), backend="eager"),
         "thunder.jit upstream": thunder.jit(module, fastpath=False),
         "thunder.jit fast": thunder.jit(module, fastpath=True),
-        "thunderfx upstream": thunderfx(module, fastpath=False),
-        "thunderfx fast": thunderfx(module, fastpath=True),
+        "thunderfx upstream": thunderfx(with_own_forward(module), fastpath=False),
+        "thunderfx fast": thunderfx(with_own_forward(module), fastpath=True),
     }
     calls = {name: (lambda f=f: f(x)) if name != "eager" else f for name, f in systems.items()}
-    calls["split module"] = lambda: split(*split_args)
+    calls["graph"] = lambda: graph(*graph_args)
     for name, (fn, a, k) in regions.items():
         calls[f"region {name}"] = lambda fn=fn, a=a, k=k: fn(*a, **k)
     return calls
@@ -146,8 +161,8 @@ def run(device: str, repeats: int, seconds_per_repeat: float) -> list[dict]:
         regions = [name for name in medians if name.startswith("region ")]
         derived = {
             "regions (sum)": sum(medians[name] for name in regions),
-            "around the split module": medians["thunderfx fast"] - medians["split module"],
-            "split module less its regions": medians["split module"] - sum(medians[name] for name in regions),
+            "around the graph": medians["thunderfx fast"] - medians["graph"],
+            "graph less its regions": medians["graph"] - sum(medians[name] for name in regions),
         }
         for name, ts in times.items():
             rows.append({"case": case, "stage": name, "median_us": medians[name], "min_us": min(ts), "max_us": max(ts)})

@@ -1,7 +1,7 @@
 """Per-step time of whole training steps: eager, upstream thunder.jit and the fast path side by side.
 
     python thunder/benchmarks/training_steps.py [--device cpu|cuda] [--cases a,b] [--quick] [--json PATH [--update]]
-                                                [--rounds R] [--sync-each-step]
+                                                [--rounds R] [--sync-each-step] [--with-compile] [--with-graphs]
 
 A step is what a training loop runs: the loss from a forward with targets, its backward, the optimizer's step (AdamW:
 fused on CUDA, foreach on the CPU) and ``zero_grad(set_to_none=True)``; each case also has a row without the
@@ -20,6 +20,12 @@ to upstream's, '~' upstream's close to eager's, '!' neither. Under the table: ho
 missed or went through upstream's path while they were timed (0 expected: every timed step a hit), the CUDA caching
 allocator's new device allocations per system, and each row where the fast path is slower than upstream beyond the
 spread of the rows' timings.
+
+With ``--with-compile``, ``torch.compile`` (default mode) joins them. With ``--with-graphs`` (CUDA), so do CUDA graphs:
+upstream and the fast path with Thunder's ``CUDAGraphTransform`` ("thunder+graphs", "fast+graphs", each fast system
+marked against its upstream counterpart) and ``torch.compile(mode="reduce-overhead")``; the optimizer runs eagerly in
+every system. Under the table, then, the CUDA memory that each system's warm-up left allocated and reserved (its model
+copy, the optimizer's state, and the graphs' static buffers and pools).
 """
 
 from __future__ import annotations
@@ -104,15 +110,33 @@ class Row:
     samples_us: list = field(default_factory=list)
 
 
+# Each fast system's upstream counterpart: its '=' mark and its "/ upstream" ratio are against that system.
+UPSTREAM_OF = {"fast": "thunder", "fast+graphs": "thunder+graphs"}
+GRAPH_SYSTEMS = ["thunder+graphs", "fast+graphs", "torch.compile reduce-overhead"]
+
+
+def compiled(name: str, model: torch.nn.Module):
+    """The callable that system ``name`` trains ``model`` with."""
+    if name == "eager":
+        return model
+    if name == "torch.compile":
+        return torch.compile(model)
+    if name == "torch.compile reduce-overhead":
+        return torch.compile(model, mode="reduce-overhead")
+    transforms = []
+    if name.endswith("+graphs"):
+        from thunder.transforms.cudagraph import CUDAGraphTransform
+
+        transforms.append(CUDAGraphTransform())
+    return thunder.jit(model, fastpath=name.startswith("fast"), transforms=transforms)
+
+
 class System:
     """One system's model copy, jitted or not, its optimizer and data; ``with_optimizer`` picks the variant."""
 
     def __init__(self, name, model, device, idx, targets):
         self.name, self.idx, self.targets = name, idx, targets
-        if name == "eager":
-            self.callable = model
-        else:
-            self.callable = thunder.jit(model, fastpath=name == "fast")
+        self.callable = compiled(name, model)
         self.model = model
         fused = {"fused": True} if device == "cuda" else {"foreach": True}
         self.optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, **fused)
@@ -128,37 +152,52 @@ class System:
         return loss
 
 
-def build(case: TrainingCase, device: str, with_compile: bool) -> dict[str, System]:
+def build(case: TrainingCase, device: str, with_compile: bool, with_graphs: bool = False) -> dict[str, System]:
     torch.manual_seed(0)
     model = case.make_model().to(device).train()
     idx = torch.randint(0, case.vocab, (case.batch, case.tokens), device=device)
     targets = torch.randint(0, case.vocab, (case.batch, case.tokens), device=device)
     names = ["eager", "thunder", "fast"] + (["torch.compile"] if with_compile else [])
-    systems = {}
-    for name in names:
-        system = System(name, copy.deepcopy(model), device, idx, targets)
-        if name == "torch.compile":
-            system.callable = torch.compile(system.model)
-        systems[name] = system
-    return systems
+    names += GRAPH_SYSTEMS if with_graphs else []
+    return {name: System(name, copy.deepcopy(model), device, idx, targets) for name in names}
 
 
-def checks_after_warm_up(systems: dict[str, System], warm_up: int) -> dict[str, str]:
-    """Warm-up steps on every system, then each row's mark (module docstring)."""
-    losses = {name: [s.step().item() for _ in range(warm_up)] for name, s in systems.items()}
+def checks_after_warm_up(systems: dict[str, System], warm_up: int) -> tuple[dict[str, str], dict]:
+    """Warm-up steps on every system, then each row's mark (module docstring), and on CUDA the memory that each
+    system's warm-up left allocated and reserved (bytes)."""
+    losses, memory = {}, {}
+    for name, s in systems.items():
+        before = _device_memory()
+        losses[name] = [s.step().item() for _ in range(warm_up)]
+        after = _device_memory()
+        if after is not None:
+            memory[name] = {"allocated": after[0] - before[0], "reserved": after[1] - before[1]}
     params = {name: [p.detach() for p in s.model.parameters()] for name, s in systems.items()}
-    same = all(torch.equal(a, b) for a, b in zip(params["thunder"], params["fast"], strict=True))
-    close = all(
-        torch.allclose(a.float(), b.float(), rtol=1e-2, atol=1e-3)
-        for a, b in zip(params["thunder"], params["eager"], strict=True)
-    )
+
+    def same(a, b):
+        equal = all(torch.equal(x, y) for x, y in zip(params[a], params[b], strict=True))
+        return equal and losses[a] == losses[b]
+
+    def close_to_eager(name):
+        return all(
+            torch.allclose(x.float(), y.float(), rtol=1e-2, atol=1e-3)
+            for x, y in zip(params[name], params["eager"], strict=True)
+        )
+
     marks = {"eager": ""}
     for name in systems:
-        if name == "fast":
-            marks[name] = "=" if same and losses["fast"] == losses["thunder"] else "!"
+        if name in UPSTREAM_OF:
+            marks[name] = "=" if same(name, UPSTREAM_OF[name]) else "!"
         elif name != "eager":
-            marks[name] = "~" if close else "!"
-    return marks
+            marks[name] = "~" if close_to_eager(name) else "!"
+    return marks, memory
+
+
+def _device_memory() -> tuple[int, int] | None:
+    if not torch.cuda.is_available():
+        return None
+    torch.cuda.synchronize()
+    return torch.cuda.memory_allocated(), torch.cuda.memory_reserved()
 
 
 def fast_callable_counts(system: System):
@@ -225,22 +264,23 @@ def _device_allocations() -> int:
 
 def run_case(case, device, args) -> tuple[list[Row], dict]:
     """Both variants of one case, on one set of systems (one compilation each)."""
-    systems = build(case, device, args.with_compile)
+    systems = build(case, device, args.with_compile, args.with_graphs)
     start = time.perf_counter()
-    marks = checks_after_warm_up(systems, args.warm_up)
+    marks, memory = checks_after_warm_up(systems, args.warm_up)
     print(f"{case.name}: warm-up (compilation included) {time.perf_counter() - start:.0f} s", flush=True)
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     rows, extras = [], {}
     for variant in args.variants.split(","):
         for system in systems.values():
             system.with_optimizer = variant == "step"
-        before = fast_callable_counts(systems["fast"])
+        fast_systems = [name for name in systems if name in UPSTREAM_OF]
+        before = {name: fast_callable_counts(systems[name]) for name in fast_systems}
         if args.interleave_steps:
             timed = time_interleaved_steps(systems, args.rounds, args.blocks, args.steps, sync)
         else:
             timed = time_rounds(systems, args.rounds, args.blocks, args.steps, sync, args.sync_each_step)
         timings, samples, allocations = timed
-        after = fast_callable_counts(systems["fast"])
+        after = {name: fast_callable_counts(systems[name]) for name in fast_systems}
         variant_rows = [
             Row(
                 case.name,
@@ -256,13 +296,16 @@ def run_case(case, device, args) -> tuple[list[Row], dict]:
         by_name = {r.system: r for r in variant_rows}
         for r in variant_rows:
             r.vs_eager = r.median_us / by_name["eager"].median_us
-            r.vs_upstream = r.median_us / by_name["thunder"].median_us
+            r.vs_upstream = r.median_us / by_name[UPSTREAM_OF.get(r.system, "thunder")].median_us
         rows += variant_rows
-        extras[(case.name, variant)] = {
-            "fast_misses_while_timed": after[0] - before[0],
-            "fast_upstream_calls_while_timed": after[1] - before[1],
-            "device_allocations_while_timed": allocations,
-        }
+        extras[(case.name, variant)] = {"device_allocations_while_timed": allocations}
+        for name in fast_systems:
+            extras[(case.name, variant)] |= {
+                f"{name}_misses_while_timed": after[name][0] - before[name][0],
+                f"{name}_upstream_calls_while_timed": after[name][1] - before[name][1],
+            }
+        if memory:
+            extras[(case.name, variant)]["device_memory_after_warm_up"] = memory
     return rows, extras
 
 
@@ -285,10 +328,25 @@ def print_table(rows: list[Row], extras: dict) -> None:
     print("\nwhile timed (fast path: misses, calls through upstream's path; CUDA allocator: new device allocations):")
     for (case, variant), extra in extras.items():
         allocations = ", ".join(f"{k} {v}" for k, v in extra["device_allocations_while_timed"].items())
-        print(
-            f"  {case} {variant}: misses {extra['fast_misses_while_timed']}, upstream's path"
-            f" {extra['fast_upstream_calls_while_timed']}; allocations: {allocations}"
+        fast = ", ".join(
+            f"{name} misses {extra[f'{name}_misses_while_timed']}, upstream's path"
+            f" {extra[f'{name}_upstream_calls_while_timed']}"
+            for name in UPSTREAM_OF
+            if f"{name}_misses_while_timed" in extra
         )
+        print(f"  {case} {variant}: {fast}; allocations: {allocations}")
+    memory = {
+        case: extra["device_memory_after_warm_up"]
+        for (case, _), extra in extras.items()
+        if "device_memory_after_warm_up" in extra
+    }
+    if memory:
+        print("\nCUDA memory after each system's warm-up, MiB allocated / reserved:")
+        for case, by_system in memory.items():
+            held = ", ".join(
+                f"{name} {m['allocated'] / 2**20:.0f} / {m['reserved'] / 2**20:.0f}" for name, m in by_system.items()
+            )
+            print(f"  {case}: {held}")
     print_slower_than_upstream(rows)
 
 
@@ -300,9 +358,12 @@ def print_slower_than_upstream(rows: list[Row]) -> None:
     for r in rows:
         by_key.setdefault((r.case, r.variant), {})[r.system] = r
     for (case, variant), systems in by_key.items():
-        fast, up = systems.get("fast"), systems.get("thunder")
-        if fast is not None and up is not None and min(fast.timings_us) > max(up.timings_us):
-            slower.append(f"  {case} {variant}: fast {min(fast.timings_us):.1f} > upstream {max(up.timings_us):.1f}")
+        for fast_name, up_name in UPSTREAM_OF.items():
+            fast, up = systems.get(fast_name), systems.get(up_name)
+            if fast is not None and up is not None and min(fast.timings_us) > max(up.timings_us):
+                slower.append(
+                    f"  {case} {variant}: {fast_name} {min(fast.timings_us):.1f} > {up_name} {max(up.timings_us):.1f}"
+                )
     print("\nfast slower than upstream beyond the spread:", *(slower or ["  none"]), sep="\n")
 
 
@@ -341,9 +402,14 @@ def main(argv=None) -> int:
         "--interleave-steps", action="store_true", help="the systems' steps interleaved one by one, each timed alone"
     )
     parser.add_argument("--with-compile", action="store_true", help="add torch.compile")
+    parser.add_argument(
+        "--with-graphs", action="store_true", help="add CUDA graphs: thunder's CUDAGraphTransform, reduce-overhead"
+    )
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument("--update", action="store_true", help="replace only the cases run here in --json's file")
     args = parser.parse_args(argv)
+    if args.with_graphs and args.device != "cuda":
+        parser.error("--with-graphs needs --device cuda (CUDA graphs)")
     args.rounds = max(args.rounds, 2)
     args.blocks = args.blocks or (3 if args.quick else 7)
     args.steps = args.steps or (3 if args.quick else 10)

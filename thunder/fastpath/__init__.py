@@ -16,7 +16,8 @@ callable), ``hit_function.py`` and ``publication.py`` (a hit of one entry), ``gu
 (``prologue_checks.py``, ``state_checks.py``, ``tensor_checks.py``, ``guard_steps.py``, ``codegen.py``) and
 ``explain.py``, for ``thunder/__init__.py``; ``module.py`` (``ThunderModule.__call__``, ``thunder/core/module.py``);
 ``autograd.py`` (the autograd connection of hits that have a backward, ``thunder/executors/torch_autograd.py``);
-``nvfuser.py`` (the nvFuser region call, ``thunder/executors/nvfuserex_impl.py``).
+``nvfuser.py`` (the nvFuser region call, ``thunder/executors/nvfuserex_impl.py``); ``thunderfx.py`` (the split module
+that ThunderFX's backend returns, ``thunder/dynamo/compiler.py``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,9 @@
   ``_fastpath_call`` the fast module call;
 * ``thunder_module_call(module, args, kwargs)`` (``module.py``): ``ThunderModule.__call__`` of such a module;
 * ``fusion_region(wrapper, inputs)`` (``nvfuser.py``): the end of ``create_fusion_definition_wrapper``, which gives
-  regions of such callables a ``FusionRegion``.
+  regions of such callables a ``FusionRegion``;
+* ``thunderfx_graph(split_module, thunder_options)``: the end of ``ThunderCompiler.__call__`` (ThunderFX's backend),
+  which returns what Dynamo calls for a graph whose regions it jitted.
 
 A Thunder that has them (``thunder_has_entry_points``: lightning-thunder with the ``upstream/`` patch series) calls
 them itself; on one without them (lightning-thunder 0.2.6), ``overlay.py`` installs them when ``thunder.fastpath`` is
@@ -16,11 +18,12 @@ imported.
 from __future__ import annotations
 
 from thunder.core.module import ThunderModule
+from thunder.fastpath import switch
 from thunder.fastpath.dispatch import make_fast
 from thunder.fastpath.module import thunder_module_call
 from thunder.fastpath.nvfuser import fusion_region
 
-__all__ = ["fast_jitted", "fusion_region", "thunder_has_entry_points", "thunder_module_call"]
+__all__ = ["fast_jitted", "fusion_region", "thunder_has_entry_points", "thunder_module_call", "thunderfx_graph"]
 
 
 def thunder_has_entry_points() -> bool:
@@ -41,3 +44,13 @@ def fast_jitted(jitted):
             jitted._fastpath_call = thunder_module_call
         return jitted
     return make_fast(jitted, cd, cs) or jitted
+
+
+def thunderfx_graph(split_module, thunder_options: dict):
+    """What ``ThunderCompiler`` returns to Dynamo for ``split_module`` (the graph it split, its regions jitted with
+    ``thunder_options``): where the regions take the fast path, the lean call of ``thunderfx.graph_call``."""
+    if switch.chosen(thunder_options.get("fastpath")):
+        from thunder.fastpath.thunderfx import graph_call  # ThunderFX's backend is its one user
+
+        return graph_call(split_module)
+    return split_module

@@ -26,15 +26,12 @@ _nn_module_call = nn_module.Module.__call__
 get_trace = _tracectx.get
 
 
-def thunder_module_call(module, args, kwargs):
-    """``module(*args, **kwargs)`` for a ThunderModule on the fast path."""
-    if get_trace(None) is not None:
-        # Called while Thunder traces a caller: nn.Module.__call__, which Thunder's interpreter follows as
-        # upstream's (reading this module's state here would put it into the caller's prologue).
-        return _nn_module_call(module, *args, **kwargs)
+def module_call_only_calls_forward(module) -> bool:
+    """Whether ``nn.Module.__call__`` on ``module`` would do nothing but call ``module.forward``: no hooks (the
+    module's or global), not compiled, no ``torch.jit`` scope recording, no ``forward`` set on the instance."""
     # The instance dict, read once: attribute reads on modules go through nn.Module's __getattr__ hook.
     d = module.__dict__
-    if not (
+    return not (
         d["_forward_pre_hooks"]
         or d["_forward_hooks"]
         or d["_backward_pre_hooks"]
@@ -49,8 +46,17 @@ def thunder_module_call(module, args, kwargs):
         # While torch.jit traces, nn.Module.__call__ goes through _slow_forward, which only differs from
         # calling forward when it records module scopes, that is when this map is set (trace_module).
         or jit_trace._trace_module_map is not None
-    ):
-        forward_fn = d["_forward_fn"]
+    )
+
+
+def thunder_module_call(module, args, kwargs):
+    """``module(*args, **kwargs)`` for a ThunderModule on the fast path."""
+    if get_trace(None) is not None:
+        # Called while Thunder traces a caller: nn.Module.__call__, which Thunder's interpreter follows as
+        # upstream's (reading this module's state here would put it into the caller's prologue).
+        return _nn_module_call(module, *args, **kwargs)
+    if module_call_only_calls_forward(module):
+        forward_fn = module.__dict__["_forward_fn"]
         try:
             dispatch = forward_fn._lc_dispatch  # the fast callable's (args, kwargs) entry: no repacking
         except AttributeError:  # _forward_fn replaced since thunder.jit

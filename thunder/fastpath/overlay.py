@@ -8,6 +8,8 @@ This is the one place where the fast path rebinds upstream attributes, each stan
 * a jitted module on the fast path becomes an ``OverlayThunderModule``, whose ``__call__`` is the one that the patch
   gives ``ThunderModule``;
 * ``thunder.executors.nvfuserex_impl.create_fusion_definition_wrapper``: upstream's, then ``entry.fusion_region``;
+* ``thunder.dynamo.compiler.ThunderCompiler.__call__``: upstream's, then ``entry.thunderfx_graph``, installed when
+  ``thunder.dynamo.compiler`` is first imported (it imports parts of inductor, which ``import thunder`` does not);
 * where nvFuser is usable and the legacy ``nvfuser`` module is missing: a minimal ``nvfuser`` module with
   ``compute_tensor_descriptor``, which lightning-thunder 0.2.6 imports from it and nvFuser 0.2.36 no longer ships
   (only ``nvfuser_direct``). Thunder's main imports it from ``nvfuser_direct`` itself.
@@ -16,6 +18,7 @@ This is the one place where the fast path rebinds upstream attributes, each stan
 from __future__ import annotations
 
 import functools
+import importlib.abc
 import importlib.util
 import inspect
 import sys
@@ -24,7 +27,7 @@ import types
 import thunder
 from thunder.core.module import ThunderModule
 from thunder.fastpath import switch
-from thunder.fastpath.entry import fast_jitted, fusion_region, thunder_module_call
+from thunder.fastpath.entry import fast_jitted, fusion_region, thunder_module_call, thunderfx_graph
 
 # Keep the originals if this module is imported twice (importlib.reload, or two import paths).
 _upstream_jit = getattr(thunder.jit, "_lc_upstream_jit", thunder.jit)
@@ -99,7 +102,50 @@ def _install_legacy_nvfuser_module() -> None:
     sys.modules["nvfuser"] = legacy
 
 
+def _install_thunderfx_graph(compiler_module) -> None:
+    compiler = compiler_module.ThunderCompiler
+    upstream_call = compiler.__call__
+    if getattr(upstream_call, "_lc_upstream", None) is not None:
+        return  # installed already
+
+    @functools.wraps(upstream_call)
+    def __call__(self, gm, sample_args, **compile_options):
+        return thunderfx_graph(upstream_call(self, gm, sample_args, **compile_options), self.thunder_options)
+
+    __call__._lc_upstream = upstream_call
+    compiler.__call__ = __call__
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Calls ``then(module)`` once the module named ``name`` has been executed by its first import."""
+
+    def __init__(self, name: str, then):
+        self.name, self.then = name, then
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != self.name:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)  # the finders after this one, as the import would have asked
+        execute, then = spec.loader.exec_module, self.then
+
+        def exec_module(module):
+            execute(module)
+            then(module)
+
+        spec.loader.exec_module = exec_module  # this spec's own loader instance
+        return spec
+
+
+def _when_imported(name: str, then) -> None:
+    if name in sys.modules:
+        then(sys.modules[name])
+    elif not any(isinstance(f, _AfterImport) and f.name == name for f in sys.meta_path):
+        sys.meta_path.insert(0, _AfterImport(name, then))
+
+
 def install() -> None:
     """Installs the entry points (once)."""
     thunder.jit = jit
     _install_fusion_region()
+    _when_imported("thunder.dynamo.compiler", _install_thunderfx_graph)

@@ -1,6 +1,6 @@
 """The benchmarks' results files: what ``--update`` keeps and replaces (small_graph.py, small_models.py,
-training_steps.py), and the target figures that both ``small_graph.py`` and ``tools/render_benchmarks.py`` show
-(``target_figures.py``)."""
+training_steps.py), the target figures that both ``small_graph.py`` and ``tools/render_benchmarks.py`` show
+(``target_figures.py``), and training_steps.py's marks and table."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ import sys
 from dataclasses import asdict
 
 import pytest
+import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "benchmarks"))
+sys.path.insert(0, str(pathlib.Path(__file__).parents[2] / "tools"))
 
 import small_graph  # noqa: E402
 import training_steps  # noqa: E402
@@ -96,3 +98,56 @@ def test_target_figures_per_case_and_growth_per_tensor():
     assert (growth.small, growth.large, growth.what) == ("inputs_16", "inputs_64", "tensor input")
     assert growth.from_medians_us == pytest.approx((12.0 - 4.0) / 48)
     assert growth.from_minima_us == pytest.approx((13.0 - 3.0) / 48)
+
+
+class StubSystem:
+    """A training system whose model's parameters all hold ``value`` and whose steps return ``loss``."""
+
+    def __init__(self, value: float, loss: float = 1.0):
+        self.model = torch.nn.Linear(2, 2)
+        with torch.no_grad():
+            for p in self.model.parameters():
+                p.fill_(value)
+        self.loss = loss
+
+    def step(self):
+        return torch.tensor(self.loss)
+
+
+def test_training_steps_marks_each_fast_system_against_its_upstream():
+    systems = {
+        "eager": StubSystem(1.0),
+        "thunder": StubSystem(1.0),
+        "fast": StubSystem(1.0),
+        "thunder+graphs": StubSystem(1.0),
+        "fast+graphs": StubSystem(1.0, loss=2.0),  # the same parameters, another loss: not bitwise its upstream's
+        "torch.compile": StubSystem(5.0),
+    }
+    marks, _ = training_steps.checks_after_warm_up(systems, warm_up=2)
+    assert marks == {
+        "eager": "",
+        "thunder": "~",
+        "fast": "=",
+        "thunder+graphs": "~",
+        "fast+graphs": "!",
+        "torch.compile": "!",
+    }
+
+
+def test_training_table_puts_the_graph_systems_in_a_table_of_their_own():
+    import render_benchmarks  # tools/
+
+    def row(system, us, vs_upstream=None, check=""):
+        r = training_steps.Row("llama2_4x64", "step", system, [us, us], us, vs_eager=us / 100, check=check)
+        r.vs_upstream = vs_upstream
+        return asdict(r)
+
+    plain = [row("eager", 100), row("thunder", 90), row("fast", 80, 80 / 90, "=")]
+    assert len(render_benchmarks.training_table({"rows": plain})) == 3
+    graphed = plain + [
+        row("thunder+graphs", 20),
+        row("fast+graphs", 16, 0.8, "="),
+        row("torch.compile reduce-overhead", 15),
+    ]
+    lines = render_benchmarks.training_table({"rows": graphed})
+    assert lines[-1] == "| llama2_4x64 | step | 20 / 20 | 16 / 16 | 15 / 15 | 0.16 | 0.80 | 1.07 | = |"
