@@ -85,6 +85,26 @@ def per_call_table(data: dict) -> list[str]:
     return lines
 
 
+def thunderfx_rows_table(data: dict) -> list[str]:
+    """small_graph.py run with --with-compile --with-thunderfx: each case through ThunderFX beside eager,
+    torch.compile and thunder.jit's fast path, medians in µs."""
+    systems = ["eager", "torch.compile", "fast", "thunderfx", "thunderfx-fast"]
+    names = {"fast": "thunder.jit fast", "thunderfx": "thunderfx upstream", "thunderfx-fast": "thunderfx fast"}
+    head = ["case", *(f"{names.get(s, s)} µs" for s in systems), "fx fast / fx upstream", "fx fast / torch.compile"]
+    lines = ["| " + " | ".join([*head, "out"]) + " |", "|" + "---|" * (len(head) + 1)]
+    for case, by_system in by_case(data["rows"]).items():
+        if "thunderfx-fast" not in by_system:
+            continue
+        fast = by_system["thunderfx-fast"]
+        cells = [f"{by_system[s]['median_us']:.2f}" if s in by_system else "" for s in systems]
+        ratios = [
+            _ratio(fast["median_us"] / by_system[s]["median_us"] if s in by_system else None)
+            for s in ("thunderfx", "torch.compile")
+        ]
+        lines.append(f"| {case} | " + " | ".join([*cells, *ratios, fast["check"]]) + " |")
+    return lines
+
+
 def training_table(data: dict) -> list[str]:
     """training_steps.py: one row per case and variant, each system's timings in the order they ran."""
     rows = data["rows"]
@@ -260,6 +280,7 @@ RENDERERS = {
     "thunderfx_breakdown": thunderfx_table,
     "hf_models": hf_models_table,
     "small_graph:targets": targets_table,
+    "small_graph:thunderfx": thunderfx_rows_table,
 }
 
 

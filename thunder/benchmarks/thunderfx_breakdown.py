@@ -56,10 +56,13 @@ class SinSumGt(torch.nn.Module):
 
 
 def make_cases(device: str) -> dict[str, tuple[torch.nn.Module, torch.Tensor]]:
+    from small_graph import RMSNorm
+
     torch.manual_seed(0)
     return {
         "two_linear_4x16": (TwoLinear().to(device), torch.randn(4, 16, device=device)),
         "issue1657_400x400": (SinSumGt().to(device), torch.randn(400, 400, device=device)),
+        "rmsnorm_1x2880": (RMSNorm(2880).to(device), torch.randn(1, 2880, device=device)),
     }
 
 
