@@ -35,6 +35,7 @@ import time
 import types
 
 import torch
+from hf_models import error_line
 
 import thunder
 import thunder.fastpath  # noqa: F401  (on lightning-thunder 0.2.6, installs the fast path; each system below chooses)
@@ -176,8 +177,7 @@ def working(calls: dict) -> dict:
             f()
             kept[name] = f
         except Exception as e:
-            first_line = (str(e).strip().splitlines() or [""])[0][:120]
-            print(f"  {name} fails: {type(e).__name__}: {first_line}")
+            print(f"  {name} fails: {error_line(e)}")
     return kept
 
 
