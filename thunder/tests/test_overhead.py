@@ -146,26 +146,6 @@ def test_jit_signature_lists_upstreams_keywords_and_fastpath():
     assert get_thunder_jit_kwargs(**options, not_a_jit_option=1) == options
 
 
-def test_thunderfx_subgraphs_take_the_fast_path():
-    from thunder.dynamo import thunderfx
-
-    def f(x, y):
-        return torch.sin(x) * y + 1
-
-    compiled = {fastpath: thunderfx(f, fastpath=fastpath) for fastpath in (False, True)}
-    for shape in [(4,), (4,), (4,), (2, 3), (2, 3)]:
-        outs = {fastpath: c(t(*shape), t(*shape, seed=1)) for fastpath, c in compiled.items()}
-        assert_bitwise(outs[False], outs[True])
-    jitted = {
-        fastpath: [fn for info in c._backend.subgraph_infos for fn in info.thunder_compiled_fns]
-        for fastpath, c in compiled.items()
-    }
-    assert jitted[True] and all(thunder.fastpath.is_fast(fn) for fn in jitted[True])
-    assert not any(thunder.fastpath.is_fast(fn) for fn in jitted[False])
-    assert [hits_misses(fn) for fn in jitted[True]] == [hits_misses(fn) for fn in jitted[False]]
-    assert sum(thunder.cache_hits(fn) for fn in jitted[True]) >= 2
-
-
 def test_uncached_options_keep_upstream_path():
     assert not thunder.fastpath.is_fast(thunder.jit(add, cache="no caching"))
     # Their cache path is upstream's, but their nvFuser regions follow the callable's choice (nvfuser.py reads it from

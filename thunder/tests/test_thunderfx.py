@@ -66,6 +66,21 @@ def test_backend_returns_the_lean_call_only_on_the_fast_path():
     assert_bitwise(seen[False](t(3)), seen[True](t(3)))
 
 
+def test_thunderfx_subgraphs_take_the_fast_path():
+    def f(x, y):
+        return torch.sin(x) * y + 1
+
+    compiled = {fastpath: thunderfx(f, fastpath=fastpath) for fastpath in (False, True)}
+    for shape in [(4,), (4,), (4,), (2, 3), (2, 3)]:
+        outs = {fastpath: c(t(*shape), t(*shape, seed=1)) for fastpath, c in compiled.items()}
+        assert_bitwise(outs[False], outs[True])
+    jitted = {fastpath: regions(c) for fastpath, c in compiled.items()}
+    assert jitted[True] and all(thunder.fastpath.is_fast(fn) for fn in jitted[True])
+    assert not any(thunder.fastpath.is_fast(fn) for fn in jitted[False])
+    assert [hits_misses(fn) for fn in jitted[True]] == [hits_misses(fn) for fn in jitted[False]]
+    assert sum(thunder.cache_hits(fn) for fn in jitted[True]) >= 2
+
+
 @pytest.mark.parametrize("grad", [False, True], ids=["no_grad", "grad"])
 def test_outputs_gradients_and_region_counts_match_upstream(grad):
     compiled = compiled_pair(Block())
