@@ -145,7 +145,7 @@ def systems_of(module, x) -> dict:
     calls = {name: (lambda f=f: f(x)) if name != "eager" else f for name, f in systems.items()}
     calls["graph"] = lambda: graph(*graph_args)
     # The regions are timed as the split module calls them, one after another: a region called alone, over and over,
-    # runs faster than in the sequence (on a graph of many regions, about half the time on the CPU).
+    # runs faster than within the sequence, so regions timed one by one do not add up to what the graph spends on them.
     thunder_regions = {name: r for name, r in regions.items() if name.startswith("thunder_")}
     inductor_regions = {name: r for name, r in regions.items() if name.startswith("inductor_")}
     computations = [computation_only(fn)(*a) for fn, a, k in thunder_regions.values() if not k]
