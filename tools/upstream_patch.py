@@ -108,8 +108,9 @@ SERIES = (
         "them in the cache's order; every call that none of them serves goes through fn_ unchanged, after which\n"
         "the entry it used gets its function. thunder.fastpath.recompile_reasons(f) says which check of each entry\n"
         "a miss failed, stats(f) what f did. jit(fn, fastpath=None | True | False); THUNDER_FASTPATH, enable() and\n"
-        "disable() set the default.",
-        _fastpath("publication", "hit_function", "explain", "dispatch", "switch", "entry", "__init__"),
+        "disable() set the default. Several threads may call one fast callable: each call's own lookup names the\n"
+        "entry to guard, hits take no lock, and the compile data records grad mode per thread (NOTE [Threads]).",
+        _fastpath("publication", "hit_function", "explain", "dispatch", "grad_mode", "switch", "entry", "__init__"),
         ("jit_fastpath.diff",),
     ),
     Piece(

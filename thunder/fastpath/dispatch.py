@@ -6,15 +6,16 @@ hit functions (``hit_function.py``), with upstream's own callable for every call
 The fast callable tries the hit functions in upstream's order, newest entry first, except those whose guards require
 another shape of the tensor passed at one argument position: they would miss (``calls_by_shape``). Anything else (a
 miss, an entry that has no guard, a guard that declines) goes through upstream's own callable unchanged, after which
-the entry that it used gets its function, also when the call raised (but not when the call failed that entry's own
-prologue checks, which upstream's first call of an entry can: ``build_guard``). A call made while Thunder traces
-another callable goes to upstream's callable at once, as upstream's ``fn_`` does under ``is_tracing()``.
+the entry that its lookup returned gets its function (``LookupRecord``), also when the computation raised. A call made
+while Thunder traces another callable goes to upstream's callable at once, as upstream's ``fn_`` does under
+``is_tracing()``. NOTE [Threads] in ``publication.py`` says what holds when several threads call one fast callable.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import threading
 import warnings
 import weakref
 from typing import NamedTuple
@@ -25,12 +26,12 @@ from thunder.core.options import CACHE_OPTIONS
 from thunder.fastpath.autograd import AutogradConnection
 from thunder.fastpath.explain import MissRecorder
 from thunder.fastpath.guard import build_guard
-from thunder.fastpath.guard_steps import DECLINE, MISS, Unsupported
+from thunder.fastpath.guard_steps import DECLINE, MISS, NotThisCall, Unsupported
 from thunder.fastpath.hit_function import CacheHit
 from thunder.fastpath.module import get_trace
-from thunder.fastpath.publication import Publication, entry_used_last
+from thunder.fastpath.publication import LookupRecord, Publication
 
-_FAST_CACHE_OPTIONS = (CACHE_OPTIONS.CONSTANT_VALUES, CACHE_OPTIONS.SYMBOLIC_VALUES)
+FAST_CACHE_OPTIONS = (CACHE_OPTIONS.CONSTANT_VALUES, CACHE_OPTIONS.SYMBOLIC_VALUES)
 
 
 class GuardBuildWarning(UserWarning):
@@ -83,18 +84,30 @@ class KnownEntry(NamedTuple):
     unsupported: str | None = None
 
 
+class DispatchView(NamedTuple):
+    """What a call's dispatch reads, replaced whole whenever it changes (NOTE [Threads] in ``publication.py``)."""
+
+    cache: list | None  # upstream's cache list that this view was made for, with n_entries entries
+    n_entries: int
+    hits: tuple  # the guarded entries' ``CacheHit``s, newest first, up to the first entry without a guard
+    calls: tuple  # their generated functions, in the same order
+    shape_index: ShapeIndex | None  # the same, narrowed by the shape of a tensor argument (calls_by_shape)
+
+
+_NOTHING_SEEN = DispatchView(None, -1, (), (), None)
+
+
 class FastCallableState:
     """The guarded cache entries of one fast callable, newest first, and the bookkeeping on upstream's path that keeps
     them in step with upstream's cache: each call that a guard does not serve goes through ``call_upstream``."""
 
     __slots__ = (
-        "hits",
-        "calls",
-        "shape_index",
-        "cache",
-        "n_entries",
+        "view",
+        "lock",
+        "lookups",
         "publication",
         "known",
+        "created",
         "unsupported",
         "upstream_fn",
         "cd",
@@ -106,16 +119,14 @@ class FastCallableState:
         "cache_note",
     )
 
-    def __init__(self, upstream_fn, cd, cs, thunder_module=None):
-        self.hits: tuple[CacheHit, ...] = ()
-        self.calls: tuple = ()  # the hits' generated functions, in the same order
-        # The same, narrowed by the shape of the tensor passed at one position (calls_by_shape). One attribute, so
-        # that a thread never reads one index's position with another's buckets.
-        self.shape_index: ShapeIndex | None = None
-        self.cache = None
-        self.n_entries = -1
+    def __init__(self, upstream_fn, cd, cs, lookups: LookupRecord, thunder_module=None):
+        self.view = _NOTHING_SEEN
+        # Held by a thread on upstream's path while it builds guards and replaces the view; hits never take it.
+        self.lock = threading.RLock()
+        self.lookups = lookups  # the entry that each thread's call through upstream's path used
         self.publication = Publication(cs)
         self.known: dict[int, KnownEntry] = {}  # id(entry) -> KnownEntry
+        self.created: set[int] = set()  # id(entry) of the entries whose making call has been recorded as a miss
         self.unsupported: list[str] = []  # why entries kept upstream's path, in the order they were found
         self.upstream_fn = upstream_fn
         self.cd, self.cs = cd, cs
@@ -135,6 +146,15 @@ class FastCallableState:
         self.cache_note = f"(cache={cd.cache_option.name.lower().replace('_', ' ')})"
 
     @property
+    def hits(self) -> tuple[CacheHit, ...]:
+        """The guarded entries that calls try, newest first."""
+        return self.view.hits
+
+    @property
+    def shape_index(self) -> ShapeIndex | None:
+        return self.view.shape_index
+
+    @property
     def published(self):
         """The entry whose traces the fast path published last, None after a call through upstream's path: whether
         the last call was served by a generated hit function."""
@@ -143,9 +163,9 @@ class FastCallableState:
     def call_upstream(self, args, kwargs, why: str):
         """A call that no guard served (``why``: "miss", "declined", "no guard" or "cache changed"): upstream's
         callable, then the entry it used gets its hit function, and the call its record (``explain.py``)."""
+        self.lookups.clear()
         self.publication.entry = None
-        cs = self.cs
-        before = (len(cs.interpreter_cache), cs.cache_hits, cs.cache_misses)
+        n_before = len(self.cs.interpreter_cache)
         try:
             result = self.upstream_fn(*args, **kwargs)
         except Exception:
@@ -153,23 +173,47 @@ class FastCallableState:
             # upstream keeps it. Without its guard, every call would go through upstream's path until one call of
             # that entry succeeded, hits of the older entries too (none may be tried before it).
             try:
-                self.guard_used_entry(args, kwargs, None)
-                self.misses.after_upstream_call(self, args, kwargs, why, *before)
+                self.after_upstream_call(args, kwargs, why, n_before, None)
             except Exception:
                 pass  # the caller gets upstream's exception, not ours; the next call goes through upstream's path
             raise
-        self.guard_used_entry(args, kwargs, result)
-        self.misses.after_upstream_call(self, args, kwargs, why, *before)
+        self.after_upstream_call(args, kwargs, why, n_before, result)
         return result
 
-    def guard_used_entry(self, args, kwargs, result) -> None:
-        """Gives the entry that the last upstream call used its hit function (built from that call), and makes the
-        hits the guarded entries newest first, up to the first that has none (upstream would try that one before
-        older ones: only upstream can go on)."""
+    def after_upstream_call(self, args, kwargs, why: str, n_before: int, result) -> None:
+        """The bookkeeping after a call through upstream's path that found ``n_before`` entries in the cache: the
+        entry that its lookup returned gets its hit function, the view follows the cache, the call gets its record."""
+        self.publication.entry = None  # upstream's lookup wrote the compile stats during the call (NOTE [Threads])
         cache = self.cs.interpreter_cache
-        used = entry_used_last(self.cs)
+        used = self.lookups.take(cache)
+        with self.lock:
+            made = self.made_by_call(cache, used, n_before)
+            if made is not None:
+                self.created.add(id(made))
+            self.guard_used_entry(used, args, kwargs, result)
+            self.misses.after_upstream_call(self, args, kwargs, why, made is not None, n_before)
+
+    def made_by_call(self, cache, used, n_before: int):
+        """The entry that a call through upstream's path compiled, or None where it hit (or compiled none). A lookup
+        only hits entries that were there when it began: an entry that it returned from the ``n_before`` on was
+        compiled by it, unless it hit one that another thread appended meanwhile; the first of those calls to come
+        here counts as the one that compiled it. A lookup that raised after compiling (the new entry's prologue
+        failed) returned nothing: the newest entry since the call began that no call has counted is taken as its."""
+        if used is not None:
+            return used if id(used) not in self.created and _position(cache, used) >= n_before else None
+        if self.lookups.raised:
+            return next((e for e in reversed(cache[n_before:]) if id(e) not in self.created), None)
+        return None
+
+    def guard_used_entry(self, used, args, kwargs, result) -> None:
+        """Gives ``used``, the entry that a call through upstream's path used, its hit function (built from that call)
+        and makes the view's hits the guarded entries newest first, up to the first that has none (upstream would try
+        that one before older ones: only upstream can go on). Called under the lock."""
+        cache = self.cs.interpreter_cache
         if used is not None and self.known.get(id(used), (None,))[0] is not used:
-            self.known[id(used)] = self.make_hit(used, args, kwargs, result)
+            known = self.make_hit(used, args, kwargs, result)
+            if known is not None:
+                self.known[id(used)] = known
         hits = []
         for entry in reversed(cache):
             known = self.known.get(id(entry))
@@ -177,14 +221,19 @@ class FastCallableState:
                 break
             hits.append(known.hit)
         hits = tuple(hits)
-        if hits != self.hits:
-            self.calls = tuple(hit.call for hit in hits)
-            self.shape_index = calls_by_shape(hits)
-        self.hits, self.cache, self.n_entries = hits, cache, len(cache)
+        view = self.view
+        if hits != view.hits:
+            view = DispatchView(cache, len(cache), hits, tuple(hit.call for hit in hits), calls_by_shape(hits))
+        elif view.cache is not cache or view.n_entries != len(cache):
+            view = view._replace(cache=cache, n_entries=len(cache))
+        self.view = view
         live = {id(e) for e in cache}  # forget entries that left the cache
         self.known = {k: v for k, v in self.known.items() if k in live}
+        self.created &= live
 
-    def make_hit(self, entry, args, kwargs, result) -> KnownEntry:
+    def make_hit(self, entry, args, kwargs, result) -> KnownEntry | None:
+        """The entry's ``KnownEntry``, its guard built from the call (args, kwargs) that used it; None where that call
+        cannot tell (it does not pass the entry's own checks): a later call of the entry tries again."""
         cd = self.cd
         try:
             guard = build_guard(
@@ -216,6 +265,8 @@ class FastCallableState:
                 connection=connection,
             )
             return KnownEntry(entry, hit)
+        except NotThisCall:
+            return None
         except Unsupported as e:
             reason = str(e)
         except Exception as e:
@@ -226,6 +277,11 @@ class FastCallableState:
             )
         self.unsupported.append(reason)
         return KnownEntry(entry, None, reason)
+
+
+def _position(cache, entry) -> int:
+    """The entry's index in the cache list (entries are compared by identity: they are tuples of traces)."""
+    return next(i for i in reversed(range(len(cache))) if cache[i] is entry)
 
 
 def _positional_names(fn) -> tuple[str, ...]:
@@ -239,20 +295,22 @@ def _positional_names(fn) -> tuple[str, ...]:
     return tuple(p.name for p in parameters if p.kind in kinds)
 
 
-def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
-    """Wraps the ``fn_`` that upstream's ``jit`` made into the fast callable; ``None`` if the options exclude it."""
-    if cd.cache_option not in _FAST_CACHE_OPTIONS:
+def make_fast(upstream_fn, cd, cs, lookups: LookupRecord, *, thunder_module=None):
+    """Wraps the ``fn_`` that upstream's ``jit`` made into the fast callable (``lookups`` records the entries that
+    ``fn_``'s cache lookups return); ``None`` if the options exclude it."""
+    if cd.cache_option not in FAST_CACHE_OPTIONS:
         return None
-    state = FastCallableState(upstream_fn, cd, cs, thunder_module)
+    state = FastCallableState(upstream_fn, cd, cs, lookups, thunder_module)
 
     def dispatch(args, kwargs):
         # One call of the jitted callable: the guarded entries in upstream's order (less those that require another
-        # shape of the tensor passed at the index's position), else upstream's path.
+        # shape of the tensor passed at the index's position), else upstream's path. The view is read once: another
+        # thread may replace it meanwhile (NOTE [Threads]).
+        seen, n_entries, _, guarded, index = state.view
         cache = cs.interpreter_cache
-        if cache is not state.cache or len(cache) != state.n_entries:
+        if cache is not seen or len(cache) != n_entries:
             return state.call_upstream(args, kwargs, "cache changed")
-        calls = state.calls
-        index = state.shape_index
+        calls = guarded
         if index is not None:
             position = index.position
             if type(position) is str:
@@ -272,7 +330,7 @@ def make_fast(upstream_fn, cd, cs, *, thunder_module=None):
                 return state.call_upstream(args, kwargs, "declined")
             return result
         # No entry's guard passed; or the newest entry has none (it keeps upstream's path, and so do older ones).
-        return state.call_upstream(args, kwargs, "miss" if state.calls else "no guard")
+        return state.call_upstream(args, kwargs, "miss" if guarded else "no guard")
 
     def fast_fn(*args, **kwargs):
         if get_trace(None) is not None:

@@ -32,6 +32,9 @@ logger = logging.getLogger("thunder.fastpath")
 
 _MAX_RECORDS = 64  # per callable: the newest are kept
 _MAX_DECLINE_REASONS = 8  # per callable: the declined calls explained (their distinct reasons kept)
+# An entry that no call has been seen to use: the fast path builds a guard from a call whose lookup returned the entry,
+# that is, a call that passed its prologue (in another thread, such a call may still be running).
+NOT_USED_YET = "no call has passed its prologue yet"
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,7 @@ class FastPathStats:
     calls: int
     hits: int
     misses: int
-    served_by_guards: int  # hits that no call of upstream's path made
+    served_by_guards: int  # hits that generated hit functions served (the others went through upstream's path)
     # why calls went there: "miss", "declined", "no guard" (the newest entry has none), "cache changed" (a first call)
     upstream_path_calls: dict = field(default_factory=dict)
     entries: int = 0
@@ -90,24 +93,22 @@ class FastPathStats:
 class MissRecorder:
     """A fast callable's records of the calls that its guards did not serve (kept by its ``FastCallableState``)."""
 
-    __slots__ = ("name", "records", "upstream_path_calls", "upstream_hits", "decline_reasons", "declines_explained")
+    __slots__ = ("name", "records", "upstream_path_calls", "decline_reasons", "declines_explained")
 
     def __init__(self, cd):
         fn = cd.fn
         self.name = getattr(fn, "__qualname__", None) or type(fn).__name__
         self.records: collections.deque[MissRecord] = collections.deque(maxlen=_MAX_RECORDS)
         self.upstream_path_calls: collections.Counter = collections.Counter()
-        self.upstream_hits = 0
         self.decline_reasons: list[str] = []
         self.declines_explained = 0  # the first few declined calls are explained, not every one
 
-    def after_upstream_call(self, state, args, kwargs, why: str, n_before: int, hits_before: int, misses_before: int):
-        """Called after each call through upstream's path, with ``why`` it went there and the cache's length, hits and
-        misses before it. A miss gets its record; a hit counts as one that no guard served."""
+    def after_upstream_call(self, state, args, kwargs, why: str, missed: bool, n_before: int):
+        """Called after each call through upstream's path, under the callable's lock, with ``why`` it went there,
+        whether it ``missed`` (compiled a new entry) and how many entries the cache had before it. A miss gets its
+        record."""
         self.upstream_path_calls[why] += 1
-        cs = state.cs
-        self.upstream_hits += cs.cache_hits - hits_before
-        if cs.cache_misses == misses_before:
+        if not missed:
             if why == "declined" and self.declines_explained < _MAX_DECLINE_REASONS:
                 self.declines_explained += 1
                 try:
@@ -119,7 +120,7 @@ class MissRecorder:
             verdicts = tuple(self.verdicts(state, args, kwargs, n_before))
         except Exception as e:  # a bug here must not fail the caller's call
             verdicts = (EntryVerdict(-1, "unexplained", f"explaining the miss raised {type(e).__name__}: {e}"),)
-        record = MissRecord(cs.calls, verdicts)
+        record = MissRecord(state.cs.calls, verdicts)
         self.records.append(record)
         if logger.isEnabledFor(logging.INFO):
             logger.info("%s recompiled: %s", self.name, record)
@@ -131,7 +132,7 @@ class MissRecorder:
             entry = cache[position]
             known = state.known.get(id(entry))
             if known is None or known.entry is not entry:
-                yield EntryVerdict(position, "no guard", "its first call has not gone through the fast path")
+                yield EntryVerdict(position, "no guard", NOT_USED_YET)
             elif known.hit is None:
                 yield EntryVerdict(position, "no guard", known.unsupported)
             else:
@@ -177,18 +178,21 @@ def stats(jitted) -> FastPathStats:
     upstream's path, and its cache entries, guarded or not and why."""
     state = _state(jitted)
     cs, recorder = state.cs, state.misses
-    known = [state.known.get(id(e)) for e in cs.interpreter_cache]
-    return FastPathStats(
-        calls=cs.calls,
-        hits=cs.cache_hits,
-        misses=cs.cache_misses,
-        served_by_guards=cs.cache_hits - recorder.upstream_hits,
-        upstream_path_calls=dict(recorder.upstream_path_calls),
-        entries=len(cs.interpreter_cache),
-        guarded_entries=sum(k is not None and k.hit is not None for k in known),
-        upstream_entries=tuple(k.unsupported for k in known if k is not None and k.hit is None),
-        decline_reasons=tuple(recorder.decline_reasons),
-    )
+    with state.lock:  # what threads on upstream's path change, read at one moment
+        entries = list(cs.interpreter_cache)
+        known = [state.known.get(id(e)) for e in entries]
+        known = [k if k is not None and k.entry is e else None for k, e in zip(known, entries, strict=True)]
+        return FastPathStats(
+            calls=cs.calls,
+            hits=cs.cache_hits,
+            misses=cs.cache_misses,
+            served_by_guards=state.publication.served,
+            upstream_path_calls=dict(recorder.upstream_path_calls),
+            entries=len(entries),
+            guarded_entries=sum(k is not None and k.hit is not None for k in known),
+            upstream_entries=tuple(NOT_USED_YET if k is None else k.unsupported for k in known if not (k and k.hit)),
+            decline_reasons=tuple(recorder.decline_reasons),
+        )
 
 
 LOG_NAMES = ("recompiles",)  # what THUNDER_FASTPATH_LOGS may name, comma-separated, in any case

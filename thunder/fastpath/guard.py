@@ -28,7 +28,16 @@ import torch
 
 from thunder.core.proxies import Proxy, TensorProxy
 from thunder.fastpath.codegen import compile_function, function_source
-from thunder.fastpath.guard_steps import DECLINE, MISS, Step, Unsupported, explaining_lines, fast_lines, say
+from thunder.fastpath.guard_steps import (
+    DECLINE,
+    MISS,
+    NotThisCall,
+    Step,
+    Unsupported,
+    explaining_lines,
+    fast_lines,
+    say,
+)
 from thunder.fastpath.prologue_checks import PrologueTranslator
 from thunder.fastpath.state_checks import GlobalStateChecks
 from thunder.fastpath.tensor_checks import (
@@ -233,16 +242,14 @@ class GuardBuilder:
 
     def observe(self, body: list[Step], args, kwargs) -> dict:
         """The prologue's unpacking run once on the call the guard is built from: each name's value. The tensor guard
-        pins the types and layouts it observes, so the observed tensors must pass the prologue's tensor checks. They
-        need not: upstream keeps an entry whose prologue failed on the call that made it, and the fast path builds
-        that entry's guard after such a call too (dispatch.py). One case: after `jitted.double()`, a module's buffer
-        is traced as float64 but read from the ThunderModule's overrides as float32."""
+        pins the types and layouts it observes, so the observed tensors must pass the prologue's tensor checks, as
+        they did in the call's lookup, unless another thread changed them since (``NotThisCall``)."""
         probe = compile_function(
             function_source("probe", fast_lines(body), ["return locals()"]), "probe", self.namespace
         )
         observed = probe(args, kwargs)
         if observed is MISS or not all(_passes_tensor_check(observed[s.name], s) for s in self.prologue.tensors):
-            raise Unsupported("the entry's own call does not pass its guard")
+            raise NotThisCall("the entry's own call does not pass its guard")
         return observed
 
 

@@ -19,6 +19,11 @@ class Unsupported(Exception):
     """The prologue uses something a guard cannot express; the entry stays on upstream's path."""
 
 
+class NotThisCall(Unsupported):
+    """The call that a guard was to be built from does not pass the entry's own checks (its arguments changed since
+    its lookup): a later call of the entry tries again."""
+
+
 @dataclass(frozen=True)
 class Reason:
     """A check in words: what it looks at, what the entry expects, and the source of the value that the call gives."""

@@ -146,6 +146,7 @@ class CacheHit:
         lines = [
             "__cs.calls += 1",
             "__cs.cache_hits += 1",
+            "__publication.served += 1",
             "if __publication.entry is not __entry: __publish(__entry)",
         ]
         if self.guard.autocast is not None:

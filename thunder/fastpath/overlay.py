@@ -5,6 +5,8 @@ This is the one place where the fast path rebinds upstream attributes, each stan
 
 * ``thunder.jit``: upstream's, with the ``fastpath`` keyword (``switch.chosen``) put into the compile options, and
   ``entry.fast_jitted`` applied to what it returns;
+* in the ``fn_`` that such a ``thunder.jit`` made, the cache lookup that it calls (the closure variable
+  ``get_computation_and_inputs``): upstream's, recording the entry that it returns (``entry.LookupRecord``);
 * a jitted module on the fast path becomes an ``OverlayThunderModule``, whose ``__call__`` is the one that the patch
   gives ``ThunderModule``;
 * ``thunder.executors.nvfuserex_impl.create_fusion_definition_wrapper``: upstream's, then ``entry.fusion_region``;
@@ -27,7 +29,7 @@ import types
 import thunder
 from thunder.core.module import ThunderModule
 from thunder.fastpath import switch
-from thunder.fastpath.entry import fast_jitted, fusion_region, thunder_module_call, thunderfx_graph
+from thunder.fastpath.entry import LookupRecord, fast_jitted, fusion_region, thunder_module_call, thunderfx_graph
 
 # Keep the originals if this module is imported twice (importlib.reload, or two import paths).
 _upstream_jit = getattr(thunder.jit, "_lc_upstream_jit", thunder.jit)
@@ -51,13 +53,35 @@ def jit(fn, /, *, fastpath: bool | None = None, **options):
     jitted = _upstream_jit(fn, fastpath=fast, **options)
     if not fast:
         return jitted
-    jitted = fast_jitted(jitted)
+    jitted = fast_jitted(jitted, _record_lookups(jitted))
     if type(jitted) is ThunderModule and "_fastpath_call" in jitted.__dict__:
         jitted.__class__ = OverlayThunderModule
     return jitted
 
 
 jit._lc_upstream_jit = _upstream_jit
+
+
+def _record_lookups(jitted) -> LookupRecord:
+    """Makes the ``fn_`` of ``jitted`` record the entries that its cache lookups return, as the patch series' ``jit``
+    does when it makes ``fn_``: here by rebinding ``fn_``'s closure cell ``get_computation_and_inputs``. ``fn_`` is
+    what ``update_call_statistics`` wraps (its closure cell ``fn``); ``jit`` rebinds that wrapper by ``@wraps`` only."""
+    wrapper = jitted._forward_fn if isinstance(jitted, ThunderModule) else jitted
+    fn_ = _closure_cell(wrapper, "fn").cell_contents
+    cell = _closure_cell(fn_, "get_computation_and_inputs")
+    lookups = LookupRecord()
+    cell.cell_contents = lookups.recording(cell.cell_contents)
+    return lookups
+
+
+def _closure_cell(function, name: str):
+    code = function.__code__
+    if name not in code.co_freevars:
+        raise RuntimeError(
+            f"thunder.fastpath: {function.__qualname__} has no closure variable {name!r}; this lightning-thunder is"
+            " not the release that the fast path's overlay is made for (0.2.6)"
+        )
+    return function.__closure__[code.co_freevars.index(name)]
 
 
 def _signature_with_fastpath(upstream) -> inspect.Signature:

@@ -69,6 +69,7 @@ def hit(args, kwargs):
         return __MISS
     __cs.calls += 1
     __cs.cache_hits += 1
+    __publication.served += 1
     if __publication.entry is not __entry: __publish(__entry)
     if __same_layout:
         return __computation(a, b, )[0]
@@ -124,6 +125,7 @@ def hit(args, kwargs):
         return __MISS
     __cs.calls += 1
     __cs.cache_hits += 1
+    __publication.served += 1
     if __publication.entry is not __entry: __publish(__entry)
     return __computation(input, t_bias, t_weight, )[0]
 """,
@@ -162,6 +164,7 @@ def hit(args, kwargs):
         return __MISS
     __cs.calls += 1
     __cs.cache_hits += 1
+    __publication.served += 1
     if __publication.entry is not __entry: __publish(__entry)
     __autocast_push('cpu', __autocast_dtype, True)
     if __same_layout:

@@ -1,5 +1,6 @@
 """Object lifetimes and threads: a jitted callable, its inputs and outputs are freed as upstream's are (no reference
-cycle, nothing kept), and threads that call one jitted callable each keep their own grad mode.
+cycle, nothing kept); threads that call one jitted callable each keep their own grad mode, and the entries they make
+get their guards and serve later hits (NOTE [Threads] in thunder/fastpath/publication.py).
 """
 
 from __future__ import annotations
@@ -194,3 +195,172 @@ def test_a_module_is_freed_after_its_first_calls_like_upstream(calls):
     finally:
         gc.enable()
     assert freed == {False: True, True: True}
+
+
+def run_in_threads(n_threads: int, work) -> list:
+    """Runs ``work(k)`` in ``n_threads`` threads started together; the exceptions they raised, as reprs."""
+    errors, barrier = [], threading.Barrier(n_threads)
+
+    def run(k):
+        barrier.wait()
+        try:
+            work(k)
+        except Exception as e:  # noqa: BLE001  (reported by the caller, not raised in a thread)
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(n_threads)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return errors
+
+
+def assert_counts_add_up(jitted):
+    """``stats`` counts what happened: no counter below zero, calls = hits + misses, and the hits served by guards are
+    exactly the hits that no call through upstream's path made (those calls less the misses among them)."""
+    s = thunder.fastpath.stats(jitted)
+    upstream_calls = sum(s.upstream_path_calls.values())
+    assert min(s.calls, s.hits, s.misses, s.served_by_guards, upstream_calls, *s.upstream_path_calls.values()) >= 0
+    assert s.calls == s.hits + s.misses == thunder.compile_stats(jitted).calls
+    assert s.served_by_guards == s.hits - (upstream_calls - s.misses)
+    return s
+
+
+def test_entries_made_by_threads_serve_later_hits():
+    # Eight threads call one function over twelve shapes at once: upstream's cache may get two entries for a shape
+    # (two threads compile it at once), as it does without the fast path. Each entry's guard is built from a call that
+    # its lookup returned, so every entry gets one, and afterwards the calls of one thread over the same shapes are
+    # served by guards (the guards of entries attributed to the wrong call would fail or decline for good).
+    def f(x, y):
+        return torch.sin(x) * y + x.sum()
+
+    shapes = [(n, 8) for n in range(1, 13)]
+    inputs = [(t(*shape, seed=i), t(*shape, seed=i + 1)) for i, shape in enumerate(shapes)]
+    expected = [f(x, y) for x, y in inputs]
+    misses = {}
+    for fastpath in (False, True):
+        jitted = thunder.jit(f, fastpath=fastpath)
+        outcomes = []
+
+        def work(k, jitted=jitted, outcomes=outcomes):
+            for i in range(120):
+                j = (k + i) % len(shapes)
+                outcomes.append(torch.equal(jitted(*inputs[j]), expected[j]))
+
+        assert run_in_threads(8, work) == []
+        assert outcomes == [True] * 8 * 120
+        misses[fastpath] = thunder.cache_misses(jitted)
+    # Each thread misses a shape at most once; two threads may compile one shape at once.
+    assert all(len(shapes) <= m <= 8 * len(shapes) for m in misses.values())
+    fast = jitted
+    after_threads = assert_counts_add_up(fast)
+    assert after_threads.guarded_entries == after_threads.entries == misses[True]
+    for i in range(240):
+        j = i % len(shapes)
+        assert torch.equal(fast(*inputs[j]), expected[j])
+    after = assert_counts_add_up(fast)
+    assert after.misses == after_threads.misses
+    assert after.served_by_guards - after_threads.served_by_guards >= 0.95 * 240
+
+
+class TwoLayers(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = torch.nn.Linear(8, 16), torch.nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.b(torch.relu(self.a(x)))
+
+
+def test_module_called_from_threads_in_both_grad_modes():
+    # A jitted module called from four threads over three batch sizes, each call in the grad mode of its turn: one
+    # entry per batch size and grad mode (or two, where threads compile it at once). Outputs as eager's, requiring grad
+    # as grad mode says; afterwards one thread's calls in both modes are served by guards. (Upstream 0.2.6 fails this:
+    # its compile data's one is_grad_enabled field, written by every call, lets a thread under no_grad make another
+    # thread's entry for grad mode without its backward. A fast callable keeps it per thread: grad_mode.py.)
+    model = TwoLayers()
+    jitted = thunder.jit(model)
+    inputs = [t(n, 8, seed=n) for n in (1, 3, 5)]
+    with torch.no_grad():
+        expected = [model(x) for x in inputs]
+    outcomes = []
+
+    def work(k):
+        for i in range(60):
+            x, want = inputs[(k + i) % 3], expected[(k + i) % 3]
+            grad = (k + i // 3) % 2 == 0
+            with torch.set_grad_enabled(grad):
+                out = jitted(x)
+            outcomes.append((torch.allclose(out.detach(), want), out.requires_grad == grad))
+
+    assert run_in_threads(4, work) == []
+    assert outcomes == [(True, True)] * 4 * 60
+    after_threads = assert_counts_add_up(jitted)
+    assert 6 <= after_threads.misses <= 4 * 6
+    assert after_threads.guarded_entries == after_threads.entries
+    for i in range(120):
+        with torch.set_grad_enabled(i % 2 == 0):
+            out = jitted(inputs[i % 3])
+        assert out.requires_grad == (i % 2 == 0)
+    after = assert_counts_add_up(jitted)
+    assert after.misses == after_threads.misses
+    assert after.served_by_guards - after_threads.served_by_guards >= 0.95 * 120
+
+
+def test_calls_while_another_thread_recompiles_and_a_third_drops_the_callable():
+    # One thread hits an entry over and over while a second compiles a new shape and a third drops its reference to
+    # the jitted callable (the last but the test's own, dropped afterwards). Every call returns eager's result, the
+    # new shape is one miss, the counts add up, both entries serve later hits, and once the test drops it the
+    # callable is freed at once. (While the new entry has no guard yet, the first thread's calls take upstream's path:
+    # upstream would try the new entry first.)
+    def f(x):
+        return x.cos() * 2
+
+    x, y = t(4, 4), t(6, 4, seed=1)
+    jitted = thunder.jit(f)
+    jitted(x)
+    references = dict.fromkeys(range(3), jitted)  # each thread takes its own, and the third drops it at once
+    outcomes = []
+
+    def work(k):
+        mine = references.pop(k)
+        if k == 0:
+            outcomes.extend(torch.equal(mine(x), f(x)) for _ in range(400))
+        elif k == 1:
+            outcomes.extend(torch.equal(mine(y), f(y)) for _ in range(20))
+
+    assert run_in_threads(3, work) == []
+    assert outcomes == [True] * 420
+    s = assert_counts_add_up(jitted)
+    assert (s.misses, s.entries, s.guarded_entries) == (2, 2, 2)
+    for z in (x, y) * 10:
+        assert torch.equal(jitted(z), f(z))
+    assert assert_counts_add_up(jitted).served_by_guards == s.served_by_guards + 20
+    ref = weakref.ref(jitted)
+    with cycle_collector_off():
+        del jitted
+        assert ref() is None
+
+
+def test_a_guard_whose_call_changed_is_built_again_later(monkeypatch):
+    # A guard that cannot be built from its call because that call's arguments no longer pass the entry's checks (a
+    # thread changed them after the lookup) is not remembered as "no guard": the entry's next call builds it.
+    def f(x):
+        return x + 1
+
+    fast = thunder.jit(f)
+    build = thunder.fastpath.dispatch.build_guard
+
+    def changed_meanwhile(*args, **kwargs):
+        raise thunder.fastpath.guard_steps.NotThisCall("the entry's own call does not pass its guard")
+
+    monkeypatch.setattr(thunder.fastpath.dispatch, "build_guard", changed_meanwhile)
+    fast(t(3))
+    state = fast._lc_fastpath_state
+    assert state.hits == () and state.unsupported == []
+    monkeypatch.setattr(thunder.fastpath.dispatch, "build_guard", build)
+    fast(t(3))
+    assert len(state.hits) == 1
+    fast(t(3))
+    assert thunder.fastpath.stats(fast).served_by_guards == 1
