@@ -117,6 +117,8 @@ def training_table(data: dict) -> list[str]:
         by_key.setdefault((r["case"], r["variant"]), {})[r["system"]] = r
 
     def timings(r):
+        if r.get("failed"):
+            return "fails"  # the error is in the results file and the run's printed table
         return " / ".join(f"{t:.0f}" for t in r["timings_us"])
 
     for (case, variant), s in by_key.items():

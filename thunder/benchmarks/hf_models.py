@@ -110,11 +110,6 @@ class Runner:
         return [*self.losses, *(p.detach() for p in self.model.parameters())]
 
 
-def error_line(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {text[0][:160] if text else ''}"
-
-
 def run_case(case: str, mode: str, device: str, repeats: int, budget_s: float) -> list[dict]:
     torch.manual_seed(0)
     base = make_model(case).to(device)
@@ -131,7 +126,7 @@ def run_case(case: str, mode: str, device: str, repeats: int, budget_s: float) -
                     runner.losses.append(out.detach())
             runners[system] = runner
         except Exception as e:  # a system that cannot run the model is reported, not timed
-            failed[system] = error_line(e)
+            failed[system] = small_graph.error_line(e)
     refs = {system: r.reference() for system, r in runners.items()}
     checks = {}
     for system in runners:

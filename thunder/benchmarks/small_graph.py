@@ -424,6 +424,12 @@ def plot(rows: list[Row], path: str) -> None:
     fig.savefig(path, dpi=120)
 
 
+def error_line(e: BaseException) -> str:
+    """A failing system's error in one line, for its row."""
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0][:160] if text else ''}"
+
+
 def environment(device: str) -> dict:
     env = {
         "python": platform.python_version(),

@@ -35,13 +35,12 @@ import time
 import types
 
 import torch
-from hf_models import error_line
 
 import thunder
 import thunder.fastpath  # noqa: F401  (on lightning-thunder 0.2.6, installs the fast path; each system below chooses)
 from thunder.dynamo import ThunderCompiler, thunderfx
 
-from small_graph import computation_only
+from small_graph import computation_only, error_line
 
 
 class TwoLinear(torch.nn.Module):

@@ -26,6 +26,12 @@ upstream and the fast path with Thunder's ``CUDAGraphTransform`` ("thunder+graph
 marked against its upstream counterpart) and ``torch.compile(mode="reduce-overhead")``; the optimizer runs eagerly in
 every system. Under the table, then, the CUDA memory that each system's warm-up left allocated and reserved (its model
 copy, the optimizer's state, and the graphs' static buffers and pools).
+
+The systems that capture CUDA graphs each run in a process of their own (``OWN_PROCESS``): Thunder's
+``CUDAGraphTransform`` and reduce-overhead's CUDA graphs in one process end it with "CUDA error: an illegal memory
+access" once timing starts. Such a system is warmed up and timed alone, its rounds not interleaved with the others'
+(``--own-process`` names more systems to run that way). A system that fails, here or in its own process, is a row
+with its error, and the others' rows are kept.
 """
 
 from __future__ import annotations
@@ -33,8 +39,11 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -49,6 +58,7 @@ SCALED = {
     "llama2": dict(dim=256, n_layers=4, n_heads=4, vocab_size=512, max_seq_len=64),
     "nanogpt": dict(n_layer=4, n_head=4, n_embd=256, block_size=64, vocab_size=512, dropout=0.0),
 }
+TINY_LLAMA2 = dict(dim=32, n_layers=1, n_heads=2, vocab_size=64, max_seq_len=8)
 # nanoGPT's train_shakespeare_char.py configuration.
 SHAKESPEARE_CHAR = dict(n_layer=6, n_head=6, n_embd=384, block_size=256, vocab_size=65, dropout=0.0, bias=False)
 
@@ -89,11 +99,16 @@ def make_cases() -> list[TrainingCase]:
     def shakespeare():
         return WithLoss(nanogpt_model.GPT(nanogpt_model.GPTConfig(**SHAKESPEARE_CHAR)), returns_loss=True)
 
+    def tiny_llama2():
+        return WithLoss(llama2_model.Transformer(llama2_model.ModelArgs(**TINY_LLAMA2)), returns_loss=False)
+
     return [
         TrainingCase("llama2_4x64", llama2, 4, 64, SCALED["llama2"]["vocab_size"]),
         TrainingCase("nanogpt_4x64", nanogpt, 4, 64, SCALED["nanogpt"]["vocab_size"]),
         TrainingCase("nanogpt_shakespeare_4x64", shakespeare, 4, 64, SHAKESPEARE_CHAR["vocab_size"]),
         TrainingCase("nanogpt_shakespeare_16x256", shakespeare, 16, 256, SHAKESPEARE_CHAR["vocab_size"]),
+        # A one-layer LLaMA-2 that compiles in seconds (the tests'; run only when named).
+        TrainingCase("llama2_tiny_2x8", tiny_llama2, 2, 8, TINY_LLAMA2["vocab_size"]),
     ]
 
 
@@ -103,16 +118,34 @@ class Row:
     variant: str  # "step" (with the optimizer) or "fwd+bwd"
     system: str
     timings_us: list  # one median per-step time per round, in the order the rounds ran
-    median_us: float = 0.0  # over all blocks of all rounds
+    median_us: float | None = 0.0  # over all blocks of all rounds
     vs_eager: float | None = None
     vs_upstream: float | None = None
     check: str = ""
     samples_us: list = field(default_factory=list)
+    failed: str = ""  # the error that ended this system's run (then it has no timings)
 
 
 # Each fast system's upstream counterpart: its '=' mark and its "/ upstream" ratio are against that system.
 UPSTREAM_OF = {"fast": "thunder", "fast+graphs": "thunder+graphs"}
 GRAPH_SYSTEMS = ["thunder+graphs", "fast+graphs", "torch.compile reduce-overhead"]
+# Systems that run in a process of their own (module docstring).
+OWN_PROCESS = frozenset(GRAPH_SYSTEMS)
+
+
+@dataclass
+class Measured:
+    """One system's figures for one case: its warm-up (losses, parameters after it, CUDA memory it left), per variant
+    its timings, and for a fast system its misses and calls through upstream's path while timed; or why it failed."""
+
+    losses: list = field(default_factory=list)
+    params: list = field(default_factory=list)
+    memory: dict | None = None
+    timings: dict = field(default_factory=dict)  # variant -> one median per round
+    samples: dict = field(default_factory=dict)  # variant -> every block's per-step µs
+    allocations: dict = field(default_factory=dict)  # variant -> new CUDA device allocations while timed
+    while_timed: dict = field(default_factory=dict)  # variant -> {"misses": n, "upstream_calls": n}
+    failed: str = ""
 
 
 def compiled(name: str, model: torch.nn.Module):
@@ -152,45 +185,79 @@ class System:
         return loss
 
 
-def build(case: TrainingCase, device: str, with_compile: bool, with_graphs: bool = False) -> dict[str, System]:
+def system_names(with_compile: bool, with_graphs: bool) -> list[str]:
+    names = ["eager", "thunder", "fast"] + (["torch.compile"] if with_compile else [])
+    return names + (GRAPH_SYSTEMS if with_graphs else [])
+
+
+def build(case: TrainingCase, device: str, names: list[str], measured: dict[str, Measured]) -> dict[str, System]:
+    """The systems ``names``, each with its copy of one initialization of the case's model; one that fails to build
+    gets its error in ``measured``."""
     torch.manual_seed(0)
     model = case.make_model().to(device).train()
     idx = torch.randint(0, case.vocab, (case.batch, case.tokens), device=device)
     targets = torch.randint(0, case.vocab, (case.batch, case.tokens), device=device)
-    names = ["eager", "thunder", "fast"] + (["torch.compile"] if with_compile else [])
-    names += GRAPH_SYSTEMS if with_graphs else []
-    return {name: System(name, copy.deepcopy(model), device, idx, targets) for name in names}
+    systems = {}
+    for name in names:
+        try:
+            systems[name] = System(name, copy.deepcopy(model), device, idx, targets)
+        except Exception as e:
+            measured[name].failed = small_graph.error_line(e)
+    return systems
 
 
-def checks_after_warm_up(systems: dict[str, System], warm_up: int) -> tuple[dict[str, str], dict]:
-    """Warm-up steps on every system, then each row's mark (module docstring), and on CUDA the memory that each
-    system's warm-up left allocated and reserved (bytes)."""
-    losses, memory = {}, {}
-    for name, s in systems.items():
-        before = _device_memory()
-        losses[name] = [s.step().item() for _ in range(warm_up)]
-        after = _device_memory()
+def warm_up(systems: dict[str, System], steps: int, measured: dict[str, Measured]) -> None:
+    """Warm-up steps on every system: its losses, its parameters after them, and on CUDA the memory that its warm-up
+    left allocated and reserved (bytes). A system that fails leaves ``systems`` with its error in ``measured``."""
+    for name, s in list(systems.items()):
+        m = measured[name]
+        try:
+            before = _device_memory()
+            m.losses = [s.step().item() for _ in range(steps)]
+            after = _device_memory()
+        except Exception as e:
+            m.failed = small_graph.error_line(e)
+            del systems[name]
+            continue
         if after is not None:
-            memory[name] = {"allocated": after[0] - before[0], "reserved": after[1] - before[1]}
-    params = {name: [p.detach() for p in s.model.parameters()] for name, s in systems.items()}
+            m.memory = {"allocated": after[0] - before[0], "reserved": after[1] - before[1]}
+        m.params = [p.detach() for p in s.model.parameters()]
+
+
+def marks_of(measured: dict[str, Measured]) -> dict[str, str]:
+    """Each row's mark (module docstring); none for a system that failed, or whose reference failed."""
+
+    def ok(name):
+        return name in measured and not measured[name].failed
 
     def same(a, b):
-        equal = all(torch.equal(x, y) for x, y in zip(params[a], params[b], strict=True))
-        return equal and losses[a] == losses[b]
+        pa, pb = measured[a].params, measured[b].params
+        equal = len(pa) == len(pb) and all(torch.equal(x.cpu(), y.cpu()) for x, y in zip(pa, pb, strict=True))
+        return equal and measured[a].losses == measured[b].losses
 
     def close_to_eager(name):
         return all(
-            torch.allclose(x.float(), y.float(), rtol=1e-2, atol=1e-3)
-            for x, y in zip(params[name], params["eager"], strict=True)
+            torch.allclose(x.float().cpu(), y.float().cpu(), rtol=1e-2, atol=1e-3)
+            for x, y in zip(measured[name].params, measured["eager"].params, strict=True)
         )
 
-    marks = {"eager": ""}
-    for name in systems:
-        if name in UPSTREAM_OF:
-            marks[name] = "=" if same(name, UPSTREAM_OF[name]) else "!"
-        elif name != "eager":
+    marks = {}
+    for name in measured:
+        reference = UPSTREAM_OF.get(name, "eager")
+        if name == "eager" or not ok(name) or not ok(reference):
+            marks[name] = ""
+        elif name in UPSTREAM_OF:
+            marks[name] = "=" if same(name, reference) else "!"
+        else:
             marks[name] = "~" if close_to_eager(name) else "!"
-    return marks, memory
+    return marks
+
+
+def checks_after_warm_up(systems: dict[str, System], warm_up_steps: int) -> tuple[dict[str, str], dict]:
+    """Warm-up steps on every system, then each row's mark and the CUDA memory that each warm-up left."""
+    measured = {name: Measured() for name in systems}
+    warm_up(dict(systems), warm_up_steps, measured)
+    return marks_of(measured), {name: m.memory for name, m in measured.items() if m.memory is not None}
 
 
 def _device_memory() -> tuple[int, int] | None:
@@ -205,9 +272,10 @@ def fast_callable_counts(system: System):
     return stats.misses, sum(stats.upstream_path_calls.values())
 
 
-def time_rounds(systems, rounds, blocks, steps, sync, sync_each_step) -> tuple[dict, dict, dict]:
+def time_rounds(systems, rounds, blocks, steps, sync, sync_each_step, failed=None) -> tuple[dict, dict, dict]:
     """Per system: the median per-step µs of each round, all block samples, and the CUDA allocator's new device
-    allocations while it was timed. Each round times every system in turn, ``blocks`` blocks of ``steps`` steps."""
+    allocations while it was timed. Each round times every system in turn, ``blocks`` blocks of ``steps`` steps. With
+    ``failed``, a system that raises is left out of the later rounds, its error there; without, the error propagates."""
     timings = {name: [] for name in systems}
     samples = {name: [] for name in systems}
     allocations = dict.fromkeys(systems, 0)
@@ -215,25 +283,33 @@ def time_rounds(systems, rounds, blocks, steps, sync, sync_each_step) -> tuple[d
     for r in range(rounds):
         order = names[r % len(names) :] + names[: r % len(names)]
         for name in order:
+            if failed is not None and name in failed:
+                continue
             system = systems[name]
             before = _device_allocations()
             per_block = []
-            for _ in range(blocks):
-                sync()
-                start = time.perf_counter()
-                for _ in range(steps):
-                    system.step()
-                    if sync_each_step:
-                        sync()
-                sync()
-                per_block.append((time.perf_counter() - start) / steps * 1e6)
+            try:
+                for _ in range(blocks):
+                    sync()
+                    start = time.perf_counter()
+                    for _ in range(steps):
+                        system.step()
+                        if sync_each_step:
+                            sync()
+                    sync()
+                    per_block.append((time.perf_counter() - start) / steps * 1e6)
+            except Exception as e:
+                if failed is None:
+                    raise
+                failed[name] = small_graph.error_line(e)
+                continue
             allocations[name] += _device_allocations() - before
             timings[name].append(statistics.median(per_block))
             samples[name] += per_block
     return timings, samples, allocations
 
 
-def time_interleaved_steps(systems, rounds, blocks, steps, sync) -> tuple[dict, dict, dict]:
+def time_interleaved_steps(systems, rounds, blocks, steps, sync, failed) -> tuple[dict, dict, dict]:
     """The same figures, with the systems' steps interleaved one by one (eager, thunder, fast, eager, ...), each step
     timed alone between two synchronizations; round ``r``'s timing is the median of its share of the steps."""
     timings = {name: [] for name in systems}
@@ -243,16 +319,23 @@ def time_interleaved_steps(systems, rounds, blocks, steps, sync) -> tuple[dict, 
         per_step = {name: [] for name in systems}
         for _ in range(blocks * steps):
             for name, system in systems.items():
+                if name in failed:
+                    continue
                 before = _device_allocations()
-                sync()
-                start = time.perf_counter()
-                system.step()
-                sync()
+                try:
+                    sync()
+                    start = time.perf_counter()
+                    system.step()
+                    sync()
+                except Exception as e:
+                    failed[name] = small_graph.error_line(e)
+                    continue
                 per_step[name].append((time.perf_counter() - start) * 1e6)
                 allocations[name] += _device_allocations() - before
         for name in systems:
-            timings[name].append(statistics.median(per_step[name]))
-            samples[name] += per_step[name]
+            if per_step[name]:
+                timings[name].append(statistics.median(per_step[name]))
+                samples[name] += per_step[name]
     return timings, samples, allocations
 
 
@@ -262,51 +345,135 @@ def _device_allocations() -> int:
     return torch.cuda.memory_stats().get("num_device_alloc", 0)
 
 
-def run_case(case, device, args) -> tuple[list[Row], dict]:
-    """Both variants of one case, on one set of systems (one compilation each)."""
-    systems = build(case, device, args.with_compile, args.with_graphs)
+def measure(case: TrainingCase, device: str, args, names: list[str]) -> dict[str, Measured]:
+    """The systems ``names`` of one case in this process: built, warmed up, and timed in both variants (one
+    compilation each)."""
+    measured = {name: Measured() for name in names}
+    systems = build(case, device, names, measured)
     start = time.perf_counter()
-    marks, memory = checks_after_warm_up(systems, args.warm_up)
-    print(f"{case.name}: warm-up (compilation included) {time.perf_counter() - start:.0f} s", flush=True)
+    warm_up(systems, args.warm_up, measured)
+    elapsed = time.perf_counter() - start
+    print(f"{case.name} {', '.join(names)}: warm-up (compilation included) {elapsed:.0f} s", flush=True)
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
-    rows, extras = [], {}
+    failed = {}
     for variant in args.variants.split(","):
         for system in systems.values():
             system.with_optimizer = variant == "step"
         fast_systems = [name for name in systems if name in UPSTREAM_OF]
         before = {name: fast_callable_counts(systems[name]) for name in fast_systems}
         if args.interleave_steps:
-            timed = time_interleaved_steps(systems, args.rounds, args.blocks, args.steps, sync)
+            timed = time_interleaved_steps(systems, args.rounds, args.blocks, args.steps, sync, failed)
         else:
-            timed = time_rounds(systems, args.rounds, args.blocks, args.steps, sync, args.sync_each_step)
+            timed = time_rounds(systems, args.rounds, args.blocks, args.steps, sync, args.sync_each_step, failed)
         timings, samples, allocations = timed
-        after = {name: fast_callable_counts(systems[name]) for name in fast_systems}
-        variant_rows = [
-            Row(
-                case.name,
-                variant,
-                name,
-                timings[name],
-                statistics.median(samples[name]),
-                check=marks[name],
-                samples_us=samples[name],
-            )
-            for name in systems
+        for name in systems:
+            m = measured[name]
+            m.timings[variant], m.samples[variant] = timings[name], samples[name]
+            m.allocations[variant] = allocations[name]
+            if name in fast_systems:
+                after = fast_callable_counts(systems[name])
+                m.while_timed[variant] = {
+                    "misses": after[0] - before[name][0],
+                    "upstream_calls": after[1] - before[name][1],
+                }
+    for name, error in failed.items():
+        measured[name].failed = error
+    return measured
+
+
+def measure_in_own_process(case: TrainingCase, device: str, args, name: str) -> Measured:
+    """``measure`` of the one system ``name``, in a child process of this script (``--own-process-child``): its
+    figures come back through a file, its parameters as CPU tensors. A child that dies (a CUDA error aborts it)
+    gives a ``Measured`` that failed with the last error line it printed."""
+    with tempfile.TemporaryDirectory() as folder:
+        result = os.path.join(folder, "measured.pt")
+        argv = [
+            sys.executable,
+            os.path.abspath(__file__),
+            "--device",
+            device,
+            "--cases",
+            case.name,
+            "--variants",
+            args.variants,
+            "--rounds",
+            str(args.rounds),
+            "--blocks",
+            str(args.blocks),
+            "--steps",
+            str(args.steps),
+            "--warm-up",
+            str(args.warm_up),
+            "--own-process-child",
+            name,
+            "--own-process-result",
+            result,
         ]
+        argv += ["--sync-each-step"] if args.sync_each_step else []
+        argv += ["--interleave-steps"] if args.interleave_steps else []
+        done = subprocess.run(argv, capture_output=True, text=True)
+        print(done.stdout, end="", flush=True)
+        if done.returncode == 0 and os.path.exists(result):
+            return Measured(**torch.load(result))
+    return Measured(failed=f"its process ended with exit status {done.returncode}: {_last_error(done.stderr)}")
+
+
+def _last_error(stderr: str) -> str:
+    """The last line of a dead process's standard error that names an error, else its last line."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    named = [line for line in lines if "Error" in line or "error" in line]
+    return ((named or lines or [""])[-1])[:200]
+
+
+def run_case(case, device, args) -> tuple[list[Row], dict]:
+    """Both variants of one case: the systems in this process, then each of ``args.own_process`` in its own."""
+    names = system_names(args.with_compile, args.with_graphs)
+    here = [name for name in names if name not in args.own_process]
+    measured = measure(case, device, args, here) if here else {}
+    for name in names:
+        if name in args.own_process:
+            measured[name] = measure_in_own_process(case, device, args, name)
+    measured = {name: measured[name] for name in names}
+    return rows_of(case, measured, args.variants.split(","))
+
+
+def rows_of(case: TrainingCase, measured: dict[str, Measured], variants: list[str]) -> tuple[list[Row], dict]:
+    """The rows of one case's systems, and per variant the figures printed under the table."""
+    marks = marks_of(measured)
+    rows, extras = [], {}
+    for variant in variants:
+        variant_rows = []
+        for name, m in measured.items():
+            if m.failed:
+                variant_rows.append(Row(case.name, variant, name, [], None, failed=m.failed))
+                continue
+            samples = m.samples[variant]
+            variant_rows.append(
+                Row(case.name, variant, name, m.timings[variant], statistics.median(samples), check=marks[name])
+            )
+            variant_rows[-1].samples_us = samples
         by_name = {r.system: r for r in variant_rows}
         for r in variant_rows:
-            r.vs_eager = r.median_us / by_name["eager"].median_us
-            r.vs_upstream = r.median_us / by_name[UPSTREAM_OF.get(r.system, "thunder")].median_us
+            r.vs_eager = _ratio_to(r, by_name.get("eager"))
+            r.vs_upstream = _ratio_to(r, by_name.get(UPSTREAM_OF.get(r.system, "thunder")))
         rows += variant_rows
-        extras[(case.name, variant)] = {"device_allocations_while_timed": allocations}
-        for name in fast_systems:
-            extras[(case.name, variant)] |= {
-                f"{name}_misses_while_timed": after[name][0] - before[name][0],
-                f"{name}_upstream_calls_while_timed": after[name][1] - before[name][1],
-            }
+        allocations = {name: m.allocations[variant] for name, m in measured.items() if not m.failed}
+        extra = {"device_allocations_while_timed": allocations}
+        for name, m in measured.items():
+            if variant in m.while_timed:
+                extra[f"{name}_misses_while_timed"] = m.while_timed[variant]["misses"]
+                extra[f"{name}_upstream_calls_while_timed"] = m.while_timed[variant]["upstream_calls"]
+        memory = {name: m.memory for name, m in measured.items() if m.memory is not None}
         if memory:
-            extras[(case.name, variant)]["device_memory_after_warm_up"] = memory
+            extra["device_memory_after_warm_up"] = memory
+        extras[(case.name, variant)] = extra
     return rows, extras
+
+
+def _ratio_to(row: Row, base: Row | None) -> float | None:
+    if not row.median_us or base is None or not base.median_us:
+        return None
+    return row.median_us / base.median_us
 
 
 def print_table(rows: list[Row], extras: dict) -> None:
@@ -319,10 +486,13 @@ def print_table(rows: list[Row], extras: dict) -> None:
         if last is not None and key != last:
             print()
         last = key
+        if r.failed:
+            print(f"{r.case:<28} {r.variant:<8} {r.system:<14} fails: {r.failed}")
+            continue
         cells = "".join(f"{t:>12.1f}" for t in r.timings_us)
         print(
-            f"{r.case:<28} {r.variant:<8} {r.system:<14}{cells} {r.median_us:>10.1f} {r.vs_eager:>7.2f}"
-            f" {r.vs_upstream:>9.3f}  {r.check}"
+            f"{r.case:<28} {r.variant:<8} {r.system:<14}{cells} {r.median_us:>10.1f} {_ratio(r.vs_eager, 7, 2)}"
+            f" {_ratio(r.vs_upstream, 9, 3)}  {r.check}"
         )
     print("\nµs per step. out: '=' parameters after the warm-up bitwise equal to upstream's, '~' close to eager's")
     print("\nwhile timed (fast path: misses, calls through upstream's path; CUDA allocator: new device allocations):")
@@ -350,6 +520,10 @@ def print_table(rows: list[Row], extras: dict) -> None:
     print_slower_than_upstream(rows)
 
 
+def _ratio(value: float | None, width: int, digits: int) -> str:
+    return f"{'-':>{width}}" if value is None else f"{value:>{width}.{digits}f}"
+
+
 def print_slower_than_upstream(rows: list[Row]) -> None:
     """Each row where the fast path is slower than upstream beyond the spread: its fastest timing above upstream's
     slowest."""
@@ -360,7 +534,9 @@ def print_slower_than_upstream(rows: list[Row]) -> None:
     for (case, variant), systems in by_key.items():
         for fast_name, up_name in UPSTREAM_OF.items():
             fast, up = systems.get(fast_name), systems.get(up_name)
-            if fast is not None and up is not None and min(fast.timings_us) > max(up.timings_us):
+            if fast is None or up is None or not fast.timings_us or not up.timings_us:
+                continue
+            if min(fast.timings_us) > max(up.timings_us):
                 slower.append(
                     f"  {case} {variant}: {fast_name} {min(fast.timings_us):.1f} > {up_name} {max(up.timings_us):.1f}"
                 )
@@ -385,7 +561,7 @@ def write_json(path, env, argv, rows, extras, earlier=None) -> None:
         json.dump(data, f, indent=1)
 
 
-def main(argv=None) -> int:
+def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=("cpu", "cuda"))
     parser.add_argument(
@@ -405,19 +581,41 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--with-graphs", action="store_true", help="add CUDA graphs: thunder's CUDAGraphTransform, reduce-overhead"
     )
+    parser.add_argument(
+        "--own-process",
+        default=",".join(sorted(OWN_PROCESS)),
+        help="comma-separated systems that each run in a process of their own (default: those with CUDA graphs)",
+    )
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument("--update", action="store_true", help="replace only the cases run here in --json's file")
+    # What measure_in_own_process passes to the child process that measures one system.
+    parser.add_argument("--own-process-child", metavar="SYSTEM", help=argparse.SUPPRESS)
+    parser.add_argument("--own-process-result", metavar="PATH", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    args.own_process = {name for name in args.own_process.split(",") if name}
     if args.with_graphs and args.device != "cuda":
         parser.error("--with-graphs needs --device cuda (CUDA graphs)")
     args.rounds = max(args.rounds, 2)
     args.blocks = args.blocks or (3 if args.quick else 7)
     args.steps = args.steps or (3 if args.quick else 10)
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
     cases = make_cases()
     if args.cases:
         cases = [c for c in cases if any(c.name.startswith(w) for w in args.cases.split(","))]
-    elif args.device == "cpu":
-        cases = [c for c in cases if not c.name.endswith("16x256")]  # seconds per step on a small CPU
+    else:
+        cases = [c for c in cases if "tiny" not in c.name]
+        if args.device == "cpu":
+            cases = [c for c in cases if not c.name.endswith("16x256")]  # seconds per step on a small CPU
+    if args.own_process_child:
+        (case,) = cases
+        (m,) = measure(case, args.device, args, [args.own_process_child]).values()
+        m.params = [p.cpu() for p in m.params]
+        torch.save(vars(m), args.own_process_result)
+        return 0
     env = small_graph.environment(args.device)
     print(
         " | ".join(f"{k} {v}" for k, v in env.items()),
@@ -434,7 +632,7 @@ def main(argv=None) -> int:
         if args.json:  # after every case: a run cut short by a time limit keeps the cases it finished
             write_json(args.json, env, sys.argv[1:] if argv is None else argv, rows, extras, earlier)
     print_table(rows, extras)
-    return 1 if any(r.check == "!" for r in rows) else 0
+    return 1 if any(r.check == "!" or r.failed for r in rows) else 0
 
 
 if __name__ == "__main__":

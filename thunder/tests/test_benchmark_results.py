@@ -1,6 +1,6 @@
 """The benchmarks' results files: what ``--update`` keeps and replaces (small_graph.py, small_models.py,
 training_steps.py), the target figures that both ``small_graph.py`` and ``tools/render_benchmarks.py`` show
-(``target_figures.py``), and training_steps.py's marks and table."""
+(``target_figures.py``), and training_steps.py's marks, table and systems run in processes of their own."""
 
 from __future__ import annotations
 
@@ -123,7 +123,7 @@ def test_training_steps_marks_each_fast_system_against_its_upstream():
         "fast+graphs": StubSystem(1.0, loss=2.0),  # the same parameters, another loss: not bitwise its upstream's
         "torch.compile": StubSystem(5.0),
     }
-    marks, _ = training_steps.checks_after_warm_up(systems, warm_up=2)
+    marks, _ = training_steps.checks_after_warm_up(systems, 2)
     assert marks == {
         "eager": "",
         "thunder": "~",
@@ -151,3 +151,44 @@ def test_training_table_puts_the_graph_systems_in_a_table_of_their_own():
     ]
     lines = render_benchmarks.training_table({"rows": graphed})
     assert lines[-1] == "| llama2_4x64 | step | 20 / 20 | 16 / 16 | 15 / 15 | 0.16 | 0.80 | 1.07 | = |"
+
+
+@pytest.mark.slow
+def test_training_steps_keep_every_row_when_a_system_fails_in_its_own_process(monkeypatch):
+    # The tiny LLaMA-2's systems: eager and upstream here, the fast path in a process of its own (its '=' mark compares
+    # parameters that came back from there), and Thunder's CUDA-graph transform in one of its own, where it fails on
+    # the CPU. Its rows say why; the others are timed and marked as in one process.
+    monkeypatch.setattr(training_steps, "system_names", lambda *_: ["eager", "thunder", "fast", "thunder+graphs"])
+    args = training_steps.parse_args(["--device", "cpu", "--quick", "--own-process", "fast,thunder+graphs"])
+    (case,) = [c for c in training_steps.make_cases() if c.name == "llama2_tiny_2x8"]
+    rows, extras = training_steps.run_case(case, "cpu", args)
+    by_system = {(r.variant, r.system): r for r in rows}
+    assert sorted(by_system) == sorted(
+        (v, s) for v in ("step", "fwd+bwd") for s in ("eager", "thunder", "fast", "thunder+graphs")
+    )
+    for variant in ("step", "fwd+bwd"):
+        failed = by_system[variant, "thunder+graphs"]
+        assert failed.failed and failed.timings_us == [] and failed.vs_eager is None
+        fast = by_system[variant, "fast"]
+        assert fast.check == "=" and len(fast.timings_us) == 2 and fast.vs_upstream > 0
+        assert by_system[variant, "thunder"].check == "~" and not by_system[variant, "eager"].failed
+        assert extras[(case.name, variant)]["fast_misses_while_timed"] == 0
+
+
+def test_a_system_whose_process_dies_is_a_row_with_its_last_error(tmp_path, monkeypatch):
+    # As a CUDA error ends a process (nvFuser's executor aborts after "illegal memory access"): the parent reads the
+    # child's exit status and its last error line.
+    dying = tmp_path / "dying"
+    dying.write_text(
+        "#!/bin/sh\necho 'RuntimeError: CUDA error: an illegal memory access was encountered' >&2\nkill -ABRT $$\n"
+    )
+    dying.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(dying))
+    args = training_steps.parse_args(["--device", "cpu", "--quick"])
+    (case,) = [c for c in training_steps.make_cases() if c.name == "llama2_tiny_2x8"]
+    measured = training_steps.measure_in_own_process(case, "cpu", args, "torch.compile reduce-overhead")
+    assert measured.failed == (
+        "its process ended with exit status -6: RuntimeError: CUDA error: an illegal memory access was encountered"
+    )
+    rows, _ = training_steps.rows_of(case, {"torch.compile reduce-overhead": measured}, ["step"])
+    assert rows[0].failed == measured.failed and rows[0].median_us is None

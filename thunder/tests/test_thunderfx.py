@@ -152,3 +152,44 @@ def test_hooks_fire_as_upstream(install):
         # and without the hooks again
         assert_bitwise(compiled[False](x), compiled[True](x))
     assert [hits_misses(fn) for fn in regions(compiled[True])] == [hits_misses(fn) for fn in regions(compiled[False])]
+
+
+def test_a_tiny_llama_through_thunderfx_like_upstream():
+    # Hugging Face Llama (grouped-query attention, rotary embeddings, RMSNorm) built from a tiny config: inference in
+    # two sequence lengths and training steps, ThunderFX with the fast path bitwise as without it, the regions' hits and
+    # misses the same, and the second call of each shape served by the regions' guards.
+    transformers = pytest.importorskip("transformers")
+    config = transformers.LlamaConfig(
+        num_hidden_layers=1, hidden_size=32, intermediate_size=64, num_attention_heads=4, num_key_value_heads=2,
+        vocab_size=64, max_position_embeddings=32, attn_implementation="sdpa",
+    )  # fmt: skip
+    torch.manual_seed(0)
+    model = transformers.LlamaForCausalLM(config)
+    tokens = {n: torch.randint(0, 64, (2, n), generator=torch.Generator().manual_seed(n)) for n in (8, 12)}
+    eager = copy.deepcopy(model)
+    with torch.no_grad():
+        expected = {n: eager(idx).logits for n, idx in tokens.items()}
+    pair = compiled_pair(model.eval())
+    for n in (8, 12, 8, 12):
+        with torch.no_grad():
+            up, fast = (pair[fastpath](tokens[n]).logits for fastpath in (False, True))
+        assert_bitwise(fast, up)
+        torch.testing.assert_close(fast, expected[n])
+    fast_regions = regions(pair[True])
+    assert fast_regions and [hits_misses(r) for r in regions(pair[False])] == [hits_misses(r) for r in fast_regions]
+    assert all(thunder.fastpath.stats(r).served_by_guards == thunder.fastpath.stats(r).hits for r in fast_regions)
+
+    torch._dynamo.reset()
+    models = {fastpath: copy.deepcopy(model).train() for fastpath in (False, True)}
+    steps = {fastpath: thunderfx(models[fastpath], fastpath=fastpath) for fastpath in (False, True)}
+    optimizers = {fastpath: torch.optim.AdamW(models[fastpath].parameters(), lr=1e-3) for fastpath in (False, True)}
+    losses = {False: [], True: []}
+    for _ in range(3):
+        for fastpath in (False, True):
+            loss = steps[fastpath](tokens[8], labels=tokens[8]).loss
+            loss.backward()
+            optimizers[fastpath].step()
+            optimizers[fastpath].zero_grad(set_to_none=True)
+            losses[fastpath].append(loss.detach())
+    assert_bitwise(losses[True], losses[False])
+    assert_bitwise(list(models[True].parameters()), list(models[False].parameters()))
