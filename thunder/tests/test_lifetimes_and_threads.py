@@ -153,24 +153,16 @@ def test_threads_making_the_first_calls_at_once_like_upstream():
     n_threads, n_calls = 6, 40
     for fastpath in (False, True):
         jitted = thunder.jit(f, fastpath=fastpath)
-        outcomes, barrier = [], threading.Barrier(n_threads)
+        outcomes = []
 
-        def work(k, jitted=jitted, outcomes=outcomes, barrier=barrier):
-            barrier.wait()
+        def work(k, jitted=jitted, outcomes=outcomes):
             for i in range(n_calls):
                 n = 2 + (k + i) % 4
                 a, b = t(n, seed=i), t(n, seed=i + 1)
-                try:
-                    outcomes.append(torch.equal(jitted(a, b), f(a, b)))
-                except Exception as e:  # noqa: BLE001  (reported below, not raised in a thread)
-                    outcomes.append(repr(e))
+                outcomes.append(torch.equal(jitted(a, b), f(a, b)))
 
-        threads = [threading.Thread(target=work, args=(k,)) for k in range(n_threads)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        assert outcomes == [True] * (n_threads * n_calls), [o for o in outcomes if o is not True][:3]
+        assert run_in_threads(n_threads, work) == []
+        assert outcomes == [True] * (n_threads * n_calls)
         hits, misses = hits_misses(jitted)
         assert hits + misses == thunder.compile_stats(jitted).calls == n_threads * n_calls
         assert misses >= 4  # one entry per shape at least (two threads may compile one shape at once)
