@@ -268,9 +268,9 @@ class TwoLayers(torch.nn.Module):
 def test_module_called_from_threads_in_both_grad_modes():
     # A jitted module called from four threads over three batch sizes, each call in the grad mode of its turn: one
     # entry per batch size and grad mode (or two, where threads compile it at once). Outputs as eager's, requiring grad
-    # as grad mode says; afterwards one thread's calls in both modes are served by guards. (Upstream 0.2.6 fails this:
-    # its compile data's one is_grad_enabled field, written by every call, lets a thread under no_grad make another
-    # thread's entry for grad mode without its backward. A fast callable keeps it per thread: grad_mode.py.)
+    # as grad mode says; afterwards one thread's calls in both modes are served by guards. (With one is_grad_enabled
+    # field in the compile data, written by every call, a thread under no_grad can make another thread's entry for
+    # grad mode without its backward. A fast callable keeps it per thread: grad_mode.py.)
     model = TwoLayers()
     jitted = thunder.jit(model)
     inputs = [t(n, 8, seed=n) for n in (1, 3, 5)]
