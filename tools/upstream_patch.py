@@ -1,20 +1,23 @@
-"""The fast path as a pull request: a ``git format-patch`` series against lightning-thunder main, made from this tree.
+"""The fast path as a stack of pull requests against lightning-thunder main, made from this tree.
 
-    python tools/upstream_patch.py            # writes upstream/00NN-*.patch
-    python tools/upstream_patch.py --check    # fails if upstream/ differs from what this tree generates
-    python tools/upstream_patch.py --apply DIR  # DIR: upstream main with the committed series applied by `git am`
-    python tools/upstream_patch.py --list-tests  # the test modules that the series moves, as `pytest --pyargs` names
+    python tools/upstream_patch.py              # writes upstream/NN-name/*.patch for each pull request of STACK
+    python tools/upstream_patch.py --check      # fails if upstream/ differs from what this tree generates
+    python tools/upstream_patch.py --apply DIR [--through NN]  # upstream main in DIR, the stack applied by `git am`
+    python tools/upstream_patch.py --list-prs   # the pull requests' folders, in merge order
+    python tools/upstream_patch.py --list-tests [NN]  # a pull request's test modules (all: every one) for --pyargs
 
 Upstream main is read from its source snapshot (``--tarball``, else ``$THUNDER_UPSTREAM_TARBALL``, else
-``../shared/upstream/lightning-thunder-1e22aac.tar.gz`` from the checkout's root), committed as the base. Each piece of
-``SERIES`` then becomes one commit: this tree's files copied to where upstream keeps them, and the hand-written diffs
-of ``upstream/hooks/`` applied to upstream's own files (the lines where Thunder calls the fast path's entry points,
-``thunder/fastpath/entry.py``). The one change made to a copied file: the tests import their harness as
-``thunder.tests.fastpath_harness`` (upstream's tests are a package; here pytest finds the harness beside them).
-``overlay.py``, which installs the entry points into a Thunder without them, is not part of the series.
+``../shared/upstream/lightning-thunder-1e22aac.tar.gz`` from the checkout's root), committed as the base. Each
+``Piece`` of a ``PullRequest`` then becomes one commit: this tree's files copied to where upstream keeps them
+(``upstream_path``: the tests' modules named ``test_fastpath_*``), and the hand-written diffs of ``upstream/hooks/``
+applied to the files there (the lines where Thunder calls the fast path's entry points, ``thunder/fastpath/entry.py``).
+A copied file changes in two ways only: the tests import their harness as ``thunder.tests.fastpath_harness`` (upstream's
+tests are a package; here pytest finds the harness beside them), and the lines between ``# overlay: begin`` and
+``# overlay: end`` are left out (they install the entry points into a Thunder without them, ``overlay.py``, which is not
+part of the stack either). Each folder also holds the pull request's description, ``PR.md``, written by hand.
 
-Commits carry a fixed author and date and the patches no commit ids, so the same tree always gives the same series:
-CI runs ``--check``, so that the overlay and the series cannot drift apart.
+Commits carry a fixed author and date and the patches no commit ids, so the same tree always gives the same stack:
+CI runs ``--check``, so that the overlay and the stack cannot drift apart.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import textwrap
 from typing import NamedTuple
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -49,97 +53,201 @@ def _fastpath(*names: str) -> tuple[str, ...]:
     return tuple(f"thunder/fastpath/{name}.py" for name in names)
 
 
-def _moved_tests() -> tuple[str, ...]:
-    # The tests of this repository's results files, its distributed benchmark script and its README stay here.
-    kept = {"test_benchmark_results.py", "test_distributed.py", "test_readme_example.py"}
-    tests = sorted(p.name for p in (ROOT / "thunder" / "tests").glob("test_*.py") if p.name not in kept)
-    return ("thunder/tests/fastpath_harness.py", *(f"thunder/tests/{name}" for name in tests))
+def _tests(*names: str) -> tuple[str, ...]:
+    return tuple(f"thunder/tests/test_{name}.py" for name in names)
+
+
+# This tree's test modules under the names they have upstream, where those differ.
+UPSTREAM_NAMES = {
+    "thunder/tests/test_overhead.py": "thunder/tests/test_fastpath.py",
+    **{
+        f"thunder/tests/test_{name}.py": f"thunder/tests/test_fastpath_{name}.py"
+        for name in (
+            "aliasing_and_layouts",
+            "autocast_and_grad_mode",
+            "autograd",
+            "cache_semantics",
+            "cuda_graphs",
+            "explain",
+            "generated_sequences",
+            "guard_codegen",
+            "lifetimes_and_threads",
+            "modules",
+            "nvfuser_regions",
+            "thunderfx",
+        )
+    },
+}
+
+
+def upstream_path(path: str) -> str:
+    return UPSTREAM_NAMES.get(path, path)
 
 
 class Piece(NamedTuple):
     subject: str
     body: str
-    files: tuple[str, ...]  # this tree's files, copied to the same path upstream
+    files: tuple[str, ...]  # this tree's files, copied to upstream_path(file)
     hooks: tuple[str, ...] = ()  # upstream/hooks/*.diff, applied to upstream's files
 
 
-SERIES = (
-    Piece(
-        "fastpath: guards generated from each cache entry's prologue",
-        "A cache hit runs the entry's prologue, whose checks are generic function calls, after populate_cache_info\n"
-        "has filled a dict from torch's state. A guard answers the same question with code generated once per entry\n"
-        "from its prologue trace: the same unpacking, the value checks written out, torch's state read directly,\n"
-        "all tensors' metadata in one C++ call (dynamo's TensorGuards) and the aliasing by storage pointers. It\n"
-        "returns MISS where the prologue would fail and DECLINE where it cannot tell (upstream's lookup decides).\n"
-        "Nothing calls it yet.",
-        _fastpath("codegen", "guard_steps", "tensor_checks", "state_checks", "prologue_checks", "guard"),
+class PullRequest(NamedTuple):
+    folder: str  # upstream/<folder>/: its patches and PR.md
+    pieces: tuple[Piece, ...]
+    tests: tuple[str, ...] = ()  # this tree's test modules that are the pull request's own
+
+    def test_modules(self) -> list[str]:
+        """The pull request's tests as ``pytest --pyargs`` names, where upstream keeps them."""
+        return [upstream_path(p).removesuffix(".py").replace("/", ".") for p in self.tests]
+
+
+CACHE_PATH_TESTS = _tests(
+    "overhead",
+    "cache_semantics",
+    "aliasing_and_layouts",
+    "autocast_and_grad_mode",
+    "autograd",
+    "modules",
+    "lifetimes_and_threads",
+    "guard_codegen",
+    "explain",
+    "nvfuser_regions",
+    "cuda_graphs",
+    "generated_sequences",
+)
+
+STACK = (
+    PullRequest(
+        "01-autograd-placeholder",
+        (
+            Piece(
+                "torch_autograd: the link between split autograd's two functions without torch.randn",
+                "ThunderFunction.forward returns, and ThunderOutputFunction.backward passes back, a one-element "
+                "meta tensor that only links the two nodes in the autograd graph. torch.randn on the meta device "
+                "runs its decompositions on every training call; torch.empty makes the same placeholder without "
+                "them.",
+                _tests("autograd_placeholder"),
+                ("autograd_placeholder.diff",),
+            ),
+        ),
+        _tests("autograd_placeholder"),
     ),
-    Piece(
-        "fastpath: the autograd connection of a cache hit",
-        "Split autograd's ThunderFunction and ThunderOutputFunction with the same names and graph, changed where a\n"
-        "training step pays for nothing: an empty meta link tensor instead of torch.randn's decompositions, the\n"
-        "C++ Function.apply where no functorch transform is active, and a backward without layers that change\n"
-        "nothing. Calls that upstream connects without the split go to connect_to_autograd. Nothing calls it yet.",
-        _fastpath("autograd"),
+    PullRequest(
+        "02-jit-fastpath",
+        (
+            Piece(
+                "fastpath: guards generated from each cache entry's prologue",
+                "A cache hit runs the entry's prologue, whose checks are generic function calls, after "
+                "populate_cache_info has filled a dict from torch's state. A guard answers the same question with "
+                "code generated once per entry from its prologue trace: the same unpacking, the value checks "
+                "written out, torch's state read directly, all tensors' metadata in one C++ call (dynamo's "
+                "TensorGuards) and the aliasing by storage pointers. It returns MISS where the prologue would "
+                "fail and DECLINE where it cannot tell (the cache lookup decides). Nothing calls it yet.",
+                _fastpath("codegen", "guard_steps", "tensor_checks", "state_checks", "prologue_checks", "guard"),
+            ),
+            Piece(
+                "fastpath: the autograd connection of a cache hit",
+                "Split autograd's ThunderFunction and ThunderOutputFunction with the same names and graph, "
+                "changed where a training step pays for nothing: the C++ Function.apply where no functorch "
+                "transform is active, and a backward without layers that change nothing. Calls that are connected "
+                "without the split go to connect_to_autograd. Nothing calls it yet.",
+                _fastpath("autograd"),
+            ),
+            Piece(
+                "nvFuser: regions that reuse their FusionDefinition on the fast path",
+                "FusionDefinitionWrapper.__call__ recomputes every input's descriptor to look its definition up. "
+                "A FusionRegion keeps the definition of the last input layout, checks the layout in one "
+                "TensorGuards call and calls FusionExecutorCache.execute directly. "
+                "create_fusion_definition_wrapper returns one for callables whose fastpath compile option is on, "
+                "and the wrapper itself otherwise.",
+                _fastpath("nvfuser"),
+                ("nvfuser_region.diff",),
+            ),
+            Piece(
+                "fastpath: a ThunderModule called without nn.Module.__call__",
+                "nn.Module.__call__ reads the compiled-call slot, the tracing state and eight hook dicts before "
+                "forward calls _forward_fn. A module that takes the fast path is a FastThunderModule, whose "
+                "__call__ goes straight to the fast path's dispatcher while none of that state asks for anything. "
+                "Nothing makes one yet.",
+                _fastpath("module"),
+            ),
+            Piece(
+                "jit: fastpath=True, cache hits served by generated functions",
+                "Each cache entry gets one generated function: its guard, the call statistics, the computation "
+                "(with grad mode switched off only where it can change the outputs; a single nvFuser region "
+                "called directly), the autograd connection and the epilogue, nothing else (NOTE: The stages of a "
+                "hit). The jitted callable tries them in the cache's order; every call that none of them serves "
+                "goes through fn_ unchanged, after which the entry it used gets its function. "
+                "thunder.fastpath.recompile_reasons(f) says which check of each entry a miss failed, stats(f) "
+                "what f did. jit(fn, fastpath=None | True | False): off unless asked for (THUNDER_FASTPATH, "
+                "enable() and disable() set the default); a callable or entry that the fast path does not serve "
+                "says why in a FastPathDeclinedWarning. Several threads may call one fast callable (NOTE: "
+                "Threads).",
+                (
+                    *_fastpath(
+                        "publication", "hit_function", "explain", "dispatch", "grad_mode", "switch", "entry", "__init__"
+                    ),
+                    "docs/source/reference/fastpath/index.rst",
+                ),
+                ("jit_fastpath.diff",),
+            ),
+            Piece(
+                "tests: the fast path against the path without it, call by call",
+                "Each test jits a callable twice, fastpath=False and True, makes the same calls on both and "
+                "requires after each the same outputs bitwise (or exception type), autograd facts, in-place "
+                "updates, cache hits and misses, and, where a hit is expected, that a guard served it "
+                "(fastpath_harness.run_differential).",
+                ("thunder/tests/fastpath_harness.py", *CACHE_PATH_TESTS),
+                ("test_markers.diff",),
+            ),
+        ),
+        CACHE_PATH_TESTS,
     ),
-    Piece(
-        "nvFuser: regions that reuse their FusionDefinition on the fast path",
-        "FusionDefinitionWrapper.__call__ recomputes every input's descriptor to look its definition up. A\n"
-        "FusionRegion keeps the definition of the last input layout, checks the layout in one TensorGuards call and\n"
-        "calls FusionExecutorCache.execute directly. create_fusion_definition_wrapper returns one for callables\n"
-        "whose fastpath compile option is on, and the wrapper itself otherwise (the option is not set yet).",
-        _fastpath("nvfuser"),
-        ("nvfuser_region.diff",),
+    PullRequest(
+        "03-thunderfx-split-module-call",
+        (
+            Piece(
+                "ThunderFX: the split module called without nn.Module.__call__ on the fast path",
+                "Dynamo calls a backend's result through torch._dynamo.disable, which wraps the split GraphModule "
+                "that ThunderCompiler returns in an OptimizedModule: two nn.Module.__call__ and GraphModule's "
+                "_WrappedCall run around the split module's forward on every call of the graph. Where its regions "
+                "take the fast path, ThunderCompiler returns a function that calls forward itself while "
+                "nn.Module.__call__ would do nothing else, and the disabled split module otherwise (NOTE: The "
+                "split module's call), as Dynamo's own eager backend returns gm.forward.",
+                (*_fastpath("thunderfx"), *_tests("thunderfx")),
+                ("thunderfx_graph.diff",),
+            ),
+        ),
+        _tests("thunderfx"),
     ),
-    Piece(
-        "ThunderModule: a __call__ that the fast path can take over",
-        "nn.Module.__call__ reads the compiled-call slot, the tracing state and eight hook dicts before forward\n"
-        "calls _forward_fn. A ThunderModule whose _fastpath_call is set hands the call to it: the fast path's\n"
-        "module call goes straight to its dispatcher while none of that state asks for anything. Unset (as\n"
-        "before this series' next patch), __call__ is nn.Module's.",
-        _fastpath("module"),
-        ("thunder_module_call.diff",),
+    PullRequest(
+        "04-small-graph-benchmark",
+        (
+            Piece(
+                "benchmarks: small_graph.py, per-call overhead on small graphs",
+                "Eager PyTorch, jit without and with the fast path (and the entry's computation called directly, "
+                "nvFuser's own executor, torch.compile and ThunderFX on request) side by side in one process, on "
+                "the graphs of #1657 and #2775 and a few more; medians, ratios and whether outputs are bitwise "
+                "equal.",
+                ("thunder/benchmarks/small_graph.py",),
+            ),
+        ),
     ),
-    Piece(
-        "jit: the fast path, on by default (fastpath=False for the path without it)",
-        "Each cache entry gets one generated function: its guard, the call statistics, the computation (with grad\n"
-        "mode switched off only where it can change the outputs; a single nvFuser region called directly), the\n"
-        "autograd connection and the epilogue, nothing else (NOTE [The stages of a hit]). The jitted callable tries\n"
-        "them in the cache's order; every call that none of them serves goes through fn_ unchanged, after which\n"
-        "the entry it used gets its function. thunder.fastpath.recompile_reasons(f) says which check of each entry\n"
-        "a miss failed, stats(f) what f did. jit(fn, fastpath=None | True | False); THUNDER_FASTPATH, enable() and\n"
-        "disable() set the default. Several threads may call one fast callable: each call's own lookup names the\n"
-        "entry to guard, hits take no lock, and the compile data records grad mode per thread (NOTE [Threads]).",
-        _fastpath("publication", "hit_function", "explain", "dispatch", "grad_mode", "switch", "entry", "__init__"),
-        ("jit_fastpath.diff",),
-    ),
-    Piece(
-        "ThunderFX: the split module called without nn.Module.__call__ on the fast path",
-        "Dynamo calls a backend's result through torch._dynamo.disable, which wraps the split GraphModule that\n"
-        "ThunderCompiler returns in an OptimizedModule: two nn.Module.__call__ and GraphModule's _WrappedCall run\n"
-        "around the split module's forward on every call of the graph. Where its regions take the fast path,\n"
-        "ThunderCompiler returns a function that calls forward itself while nn.Module.__call__ would do nothing\n"
-        "else, and the disabled split module otherwise (NOTE [The split module's call]), as Dynamo's own eager\n"
-        "backend returns gm.forward.",
-        _fastpath("thunderfx"),
-        ("thunderfx_graph.diff",),
-    ),
-    Piece(
-        "tests: the fast path against the path without it, call by call",
-        "Each test jits a callable twice, fastpath=False and True, makes the same calls on both and requires after\n"
-        "each the same outputs bitwise (or exception type), autograd facts, in-place updates, cache hits and\n"
-        "misses, and, where a hit is expected, that a guard served it (fastpath_harness.run_differential).",
-        _moved_tests(),
-        ("test_markers.diff",),
-    ),
-    Piece(
-        "benchmarks: small_graph.py, per-call overhead on small graphs",
-        "Eager PyTorch, jit without and with the fast path (and the entry's computation called directly, nvFuser's\n"
-        "own executor, torch.compile and ThunderFX on request) side by side in one process, on the graphs of\n"
-        "#1657 and #2775 and a few more; medians, ratios and whether outputs are bitwise equal.",
-        ("thunder/benchmarks/small_graph.py",),
+    PullRequest(
+        "05-fastpath-on-by-default",
+        (
+            Piece(
+                "jit: the fast path on by default",
+                "thunder.jit(fn) takes the fast path unless THUNDER_FASTPATH is 0/false/off/no, disable() was "
+                "called or fastpath=False is given.",
+                (),
+                ("default_on.diff",),
+            ),
+        ),
+        _tests("overhead"),
     ),
 )
+SERIES = tuple(piece for pr in STACK for piece in pr.pieces)
 
 
 def tarball_path(given: str | None) -> pathlib.Path:
@@ -173,84 +281,113 @@ def unpack_base(tarball: pathlib.Path, into: pathlib.Path) -> pathlib.Path:
     return repo
 
 
+OVERLAY_LINES = re.compile(r"^# overlay: begin\b.*?^# overlay: end\n", re.M | re.S)
+
+
 def upstream_text(path: str, text: str) -> str:
-    """A file as upstream keeps it: tests import their harness from the package."""
+    """A file as upstream keeps it: tests import their harness from the package; no lines for the overlay."""
     if path.startswith("thunder/tests/"):
         text = re.sub(r"^from fastpath_harness import", "from thunder.tests.fastpath_harness import", text, flags=re.M)
-    return text
+    return OVERLAY_LINES.sub("", text)
 
 
 def commit_piece(repo: pathlib.Path, piece: Piece) -> None:
     for path in piece.files:
-        target = repo / path
+        target = repo / upstream_path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(upstream_text(path, (ROOT / path).read_text()))
     for hook in piece.hooks:
         git(repo, "apply", "--whitespace=nowarn", str(HOOKS / hook))
     git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", f"{piece.subject}\n\n{piece.body}\n")
+    git(repo, "commit", "-q", "-m", f"{piece.subject}\n\n{textwrap.fill(piece.body, width=100)}\n")
 
 
 def generate(tarball: pathlib.Path, out: pathlib.Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         repo = unpack_base(tarball, pathlib.Path(tmp))
-        for piece in SERIES:
-            commit_piece(repo, piece)
-        for old in out.glob("*.patch"):
-            old.unlink()
-        git(repo, "format-patch", "-q", "--zero-commit", "--no-signature", "-o", str(out), f"HEAD~{len(SERIES)}")
+        for pr in STACK:
+            for piece in pr.pieces:
+                commit_piece(repo, piece)
+            folder = out / pr.folder
+            folder.mkdir(parents=True, exist_ok=True)
+            for old in folder.glob("*.patch"):
+                old.unlink()
+            n = len(pr.pieces)
+            git(repo, "format-patch", "-q", "--zero-commit", "--no-signature", "-o", str(folder), f"HEAD~{n}")
+
+
+def _patches(root: pathlib.Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.glob("*/*.patch"))
 
 
 def check(tarball: pathlib.Path) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         fresh = pathlib.Path(tmp)
         generate(tarball, fresh)
-        names = sorted(p.name for p in fresh.glob("*.patch"))
-        committed = sorted(p.name for p in OUT.glob("*.patch"))
+        names, committed = _patches(fresh), _patches(OUT)
         differ = [n for n in names if n in committed and not filecmp.cmp(fresh / n, OUT / n, shallow=False)]
-        if names != committed or differ:
+        missing_text = [pr.folder for pr in STACK if not (OUT / pr.folder / "PR.md").is_file()]
+        if names != committed or differ or missing_text:
             print("upstream/ is not what tools/upstream_patch.py generates from this tree:")
             for n in sorted(set(names) ^ set(committed)):
                 print(f"  {'missing' if n in names else 'not generated'}: {n}")
             for n in differ:
                 print(f"  differs: {n}")
-            print("run: python tools/upstream_patch.py")
+            for folder in missing_text:
+                print(f"  no description: {folder}/PR.md")
+            print("run: python tools/upstream_patch.py (and write the PR.md of each pull request)")
             return 1
-    print(f"upstream/: the {len(names)} committed patches are those this tree generates")
+    print(f"upstream/: the {len(STACK)} pull requests' {len(names)} patches are those this tree generates")
     return 0
 
 
-def apply(tarball: pathlib.Path, into: pathlib.Path) -> None:
-    """Upstream main with the committed series applied (``git am``) in ``into``/lightning-thunder."""
+def stack_through(through: str | None) -> tuple[PullRequest, ...]:
+    if through is None:
+        return STACK
+    ends = [i for i, pr in enumerate(STACK) if pr.folder.split("-")[0] == through or pr.folder == through]
+    if not ends:
+        sys.exit(f"upstream_patch: no pull request {through!r} (see --list-prs)")
+    return STACK[: ends[0] + 1]
+
+
+def apply(tarball: pathlib.Path, into: pathlib.Path, through: str | None) -> None:
+    """Upstream main with the committed stack (through the pull request ``through``) applied by ``git am``, in
+    ``into``/lightning-thunder."""
     if into.exists():
         shutil.rmtree(into)
     into.mkdir(parents=True)
     repo = unpack_base(tarball, into)
-    patches = sorted(str(p) for p in OUT.glob("*.patch"))
-    git(repo, "am", "-q", *patches)
-    print(f"{repo}: {len(patches)} patches applied with git am")
+    applied = stack_through(through)
+    for pr in applied:
+        git(repo, "am", "-q", *sorted(str(p) for p in (OUT / pr.folder).glob("*.patch")))
+    print(f"{repo}: {', '.join(pr.folder for pr in applied)} applied with git am")
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tarball", help="lightning-thunder main's source snapshot (.tar.gz)")
+    parser.add_argument("--through", metavar="NN", help="with --apply: the last pull request to apply")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help="compare upstream/ with what this tree generates")
-    mode.add_argument("--apply", metavar="DIR", help="apply the committed series to upstream main in DIR")
-    mode.add_argument("--list-tests", action="store_true", help="print the moved test modules' names")
+    mode.add_argument("--apply", metavar="DIR", help="apply the committed stack to upstream main in DIR")
+    mode.add_argument("--list-prs", action="store_true", help="print the pull requests' folders in merge order")
+    mode.add_argument("--list-tests", nargs="?", const="all", metavar="NN", help="print a pull request's tests")
     args = parser.parse_args(argv)
+    if args.list_prs:
+        print(" ".join(pr.folder for pr in STACK))
+        return 0
     if args.list_tests:
-        tests = [p for p in _moved_tests() if pathlib.Path(p).name.startswith("test_")]
-        print(" ".join(p.removesuffix(".py").replace("/", ".") for p in tests))
+        prs = STACK if args.list_tests == "all" else stack_through(args.list_tests)[-1:]
+        print(" ".join(dict.fromkeys(m for pr in prs for m in pr.test_modules())))
         return 0
     tarball = tarball_path(args.tarball)
     if args.check:
         return check(tarball)
     if args.apply:
-        apply(tarball, pathlib.Path(args.apply).resolve())
+        apply(tarball, pathlib.Path(args.apply).resolve(), args.through)
         return 0
     generate(tarball, OUT)
-    print(f"upstream/: {len(SERIES)} patches written")
+    print(f"upstream/: {len(STACK)} pull requests, {len(SERIES)} patches written")
     return 0
 
 

@@ -1,20 +1,20 @@
-"""Per-call host overhead of thunder.jit on small graphs: eager, upstream thunder.jit and the fast path side by side.
+"""Per-call host overhead of thunder.jit on small graphs: eager, thunder.jit and the fast path side by side.
 
     python thunder/benchmarks/small_graph.py [--device cpu|cuda] [--cases a,b] [--quick] [--json PATH [--update]]
                                              [--plot PATH] [--with-compile] [--with-thunderfx]
 
 Every system runs in this one process, interleaved repeat by repeat, on the same inputs. A row gives the median,
 min and max of the per-call time over the repeats (each repeat is many calls after a warm-up; CUDA is
-synchronized by torch.utils.benchmark around each repeat), its ratio to eager and to upstream thunder.jit, and a
-mark for its outputs: '=' equal to upstream bitwise, '~' close to eager within the dtype's tolerance, '!' neither.
+synchronized by torch.utils.benchmark around each repeat), its ratio to eager and to thunder.jit, and a
+mark for its outputs: '=' equal to Thunder bitwise, '~' close to eager within the dtype's tolerance, '!' neither.
 
-Systems: eager; upstream (thunder.jit with fastpath=False; "thunder" in the JSON); fast (thunder.jit with the fast
+Systems: eager; Thunder (thunder.jit with fastpath=False; "thunder" in the JSON); fast (thunder.jit with the fast
 path); computation (the fast callable's cache entry: its generated computation called directly with the prepared
-inputs, without upstream's no_grad decorator, grad mode switched as the call needs, through upstream's no_autocast
+inputs, without Thunder's no_grad decorator, grad mode switched as the call needs, through Thunder's no_autocast
 decorator where the entry was made under autocast, as the hit calls it: the floor the fast path approaches);
 with nvFuser on CUDA, nvfuser-fd.execute and nvfuser-fec.execute (the FusionDefinition that Thunder built,
 called directly); with --with-compile, torch.compile; with --with-thunderfx, thunderfx and thunderfx-fast (ThunderFX,
-``thunder.dynamo.thunderfx``, which hands Dynamo's graphs to thunder.jit: upstream's path and the fast path).
+``thunder.dynamo.thunderfx``, which hands Dynamo's graphs to thunder.jit: Thunder's path and the fast path).
 """
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ def computation_only(fast):
 
 
 def nvfuser_direct(upstream):
-    """fd.execute and fd.fec.execute of the single nvFuser region that upstream Thunder built, if there is one."""
+    """fd.execute and fd.fec.execute of the single nvFuser region that Thunder built, if there is one."""
     trace = thunder.last_traces(upstream)[-1]
     regions = [v for k, v in trace.python_ctx().items() if k.startswith("nvFusion")]
     if len(regions) != 1 or regions[0].last_inputs is None or regions[0].last_used is None:
@@ -271,14 +271,14 @@ def build_systems(case: Case, device: str, with_compile: bool, with_thunderfx: b
             with case_context(case):
                 systems["computation"] = prepare(*case.args)
     if device == "cuda" and not case.backward:
-        # A separate callable that keeps its fusion inputs, so that the timed upstream callable does not.
+        # A separate callable that keeps its fusion inputs, so that the timed Thunder callable does not.
         keeper = thunder.jit(fn, fastpath=False, nv_store_fusion_inputs=True)
         outputs_of(keeper, case)
         systems.update(nvfuser_direct(keeper))
     return systems, refs
 
 
-# Each fast system's upstream counterpart, whose outputs it must reproduce bitwise.
+# Each fast system's Thunder counterpart, whose outputs it must reproduce bitwise.
 UPSTREAM_OF = {"fast": "thunder", "thunderfx-fast": "thunderfx"}
 
 
@@ -384,7 +384,7 @@ def print_table(rows: list[Row]) -> None:
 
 
 def print_slower_than_upstream(rows: list[Row]) -> None:
-    """Each case where a fast system is slower than its upstream counterpart beyond the run-to-run spread: its median
+    """Each case where a fast system is slower than its Thunder counterpart beyond the run-to-run spread: its median
     above the counterpart's slowest repeat."""
     by_case: dict[str, dict[str, Row]] = {}
     for r in rows:
@@ -509,7 +509,7 @@ def write_rows(json_path: str, env: dict, rows: list[Row], earlier: dict | None)
 
 
 def exit_status(rows: list[Row]) -> int:
-    """1 where a fast path's outputs differ from upstream's."""
+    """1 where a fast path's outputs differ from Thunder's."""
     return 1 if any(r.check == "!" for r in rows) else 0
 
 

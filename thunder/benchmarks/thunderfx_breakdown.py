@@ -11,7 +11,7 @@ per-call time, µs):
 * eager, ``torch.compile`` (inductor), ``torch.compile(backend="eager")`` (Dynamo with its own graph as it is),
   ``thunder.jit`` without and with the fast path, and ThunderFX without and with it;
 * the stages of the fast ThunderFX call: what ThunderFX's backend returned to Dynamo for the graph (on the fast path
-  the split module's lean call, NOTE [The split module's call] in ``thunder/fastpath/thunderfx.py``) called directly
+  the split module's lean call, NOTE "The split module's call" in ``thunder/fastpath/thunderfx.py``) called directly
   with the arguments that Dynamo passes it ("graph"); the regions called directly, one after another, with the
   arguments that the split module passes them ("regions"): those that Thunder jitted ("thunder regions", and their
   cache entries' computations alone, as small_graph.py's "computation") and those left to inductor ("inductor

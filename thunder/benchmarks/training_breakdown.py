@@ -6,7 +6,7 @@
 Cases: small_graph.py's ``train_step`` (``tanh(x @ w).sum()``, ``w`` requiring grad) and training_steps.py's
 ``nanogpt_4x64`` (the scaled-down nanoGPT with its loss; its AdamW step is timed for scale). The pieces, interleaved
 repeat by repeat: the whole step (forward and ``backward()``) of eager, upstream and the fast path; the fast path's
-forward hit alone; its stages (NOTE [The stages of a hit] in hit_function.py): the guard, the computation with grad mode
+forward hit alone; its stages (NOTE "The stages of a hit" in hit_function.py): the guard, the computation with grad mode
 off, the autograd connection (the two autograd Functions applied); the compiled backward called directly (as
 ``ThunderFunction.backward`` calls it, grad mode off), and on CUDA the host time of its nvFuser region calls inside it.
 Derived: what the autograd engine's part of the backward costs (the step less the forward hit and the compiled

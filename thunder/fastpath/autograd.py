@@ -1,9 +1,9 @@
 """The autograd connection of a cache hit (stands for changes to ``thunder/executors/torch_autograd.py``).
 
-Upstream's ``connect_to_autograd`` joins a computation's outputs to PyTorch's autograd graph through two autograd
+Thunder's ``connect_to_autograd`` joins a computation's outputs to PyTorch's autograd graph through two autograd
 Functions, ``ThunderFunction`` and ``ThunderOutputFunction``, linked by a one-element tensor on the meta device
-("split autograd"). The classes here are upstream's, with the same names (so ``grad_fn.name()`` and the graph's
-structure stay upstream's), changed where a training step pays for nothing:
+("split autograd"). The classes here are Thunder's, with the same names (so ``grad_fn.name()`` and the graph's
+structure stay Thunder's), changed where a training step pays for nothing:
 
 * The link tensor (``ThunderFunction.forward``) and its gradient (``ThunderOutputFunction.backward``) are made by
   ``torch.empty``, not ``torch.randn``, which on the meta device runs Python decompositions: same shape, dtype,
@@ -11,13 +11,13 @@ structure stay upstream's), changed where a training step pays for nothing:
 * ``AutogradConnection`` applies both Functions through the C++ ``apply`` when no functorch transform is active:
   ``torch.autograd.Function.apply``'s Python wrapper then only binds arguments that need no binding and unwraps
   functorch wrappers that the guard has ruled out (it declines such tensors).
-* ``ThunderFunction.backward`` runs the compiled backward without upstream's ``once_differentiable`` wrapper and the
+* ``ThunderFunction.backward`` runs the compiled backward without Thunder's ``once_differentiable`` wrapper and the
   backward's ``torch.no_grad``/``no_autocast`` decorators where they change nothing: the autograd engine calls it with
-  grad mode off unless ``create_graph=True`` (then upstream's backward runs, with its error for a second-order
+  grad mode off unless ``create_graph=True`` (then Thunder's backward runs, with its error for a second-order
   backward), and with autocast off unless the caller's backward runs under autocast (then the decorated one runs).
 
-Calls that upstream connects without the split (CUDA-graph capture, ``thunderfx_disable_split_autograd``,
-``is_differentiable_outputs``) go to upstream's function.
+Calls that Thunder connects without the split (CUDA-graph capture, ``thunderfx_disable_split_autograd``,
+``is_differentiable_outputs``) go to Thunder's function.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ _functorch_transforms_active = torch._C._are_functorch_transforms_active
 
 
 def _clear_mutable_collection(a) -> None:
-    """pythonex's ``clear_mutable_collection``, with lists (what a compiled backward passes it) first: upstream's tests
+    """pythonex's ``clear_mutable_collection``, with lists (what a compiled backward passes it) first: Thunder's tests
     ``isinstance`` against three ABCs, about 0.2 µs each call, four calls or more per backward."""
     if type(a) is list:
         a.clear()
@@ -48,9 +48,9 @@ _upstream_clear_mutable_collection = pythonex._clear_mutable_collection_prim_imp
 
 
 class CompiledBackward:
-    """An entry's compiled backward, as upstream decorates it and bare (``__wrapped__`` of its ``torch.no_grad`` and
+    """An entry's compiled backward, as Thunder decorates it and bare (``__wrapped__`` of its ``torch.no_grad`` and
     ``no_autocast`` layers, with ``_clear_mutable_collection`` for pythonex's). Calling it calls the decorated one, as
-    upstream's ``ThunderFunction.backward`` does."""
+    Thunder's ``ThunderFunction.backward`` does."""
 
     __slots__ = ("decorated", "bare")
 
@@ -60,7 +60,7 @@ class CompiledBackward:
         while hasattr(bare, "__wrapped__"):
             bare = bare.__wrapped__
         if bare.__globals__.get("clear_mutable_collection") is _upstream_clear_mutable_collection:
-            # The same code with its own globals: upstream's function is left as it is.
+            # The same code with its own globals: Thunder's function is left as it is.
             namespace = {**bare.__globals__, "clear_mutable_collection": _clear_mutable_collection}
             bare = types.FunctionType(bare.__code__, namespace, bare.__name__, bare.__defaults__, bare.__closure__)
         self.bare = bare
@@ -70,7 +70,7 @@ class CompiledBackward:
 
 
 class ThunderFunction(upstream.ThunderFunction):
-    """Upstream's ThunderFunction for split autograd (a side channel is given), with an empty link tensor and a
+    """Thunder's ThunderFunction for split autograd (a side channel is given), with an empty link tensor and a
     backward without the layers that change nothing."""
 
     @staticmethod
@@ -89,7 +89,7 @@ class ThunderFunction(upstream.ThunderFunction):
         ctx.saved_other = saved_other
         ctx.compiled_backward = compiled_backward
         ctx.side_channel = side_channel
-        # ThunderOutputFunction saves these; views are detached first, as upstream does (a saved view of a Function's
+        # ThunderOutputFunction saves these; views are detached first, as Thunder does (a saved view of a Function's
         # output leaks: pytorch/pytorch#94990).
         side_channel["fw"] = flat_output
         side_channel["tensors_to_save"] = tuple(
@@ -99,7 +99,7 @@ class ThunderFunction(upstream.ThunderFunction):
 
     @staticmethod
     def backward(ctx, *raw_args):
-        if _is_grad_enabled():  # create_graph=True: upstream's once_differentiable backward
+        if _is_grad_enabled():  # create_graph=True: Thunder's once_differentiable backward
             return upstream.ThunderFunction.backward(ctx, *raw_args)
         side_channel = ctx.side_channel
         args = side_channel.pop("bw")
@@ -117,7 +117,7 @@ class ThunderFunction(upstream.ThunderFunction):
 
 
 class ThunderOutputFunction(upstream.ThunderOutputFunction):
-    """Upstream's ThunderOutputFunction, whose backward returns an empty gradient for the link tensor."""
+    """Thunder's ThunderOutputFunction, whose backward returns an empty gradient for the link tensor."""
 
     @staticmethod
     def backward(ctx, *grads):
@@ -133,7 +133,7 @@ _apply_output_function = super(torch.autograd.Function, ThunderOutputFunction).a
 
 
 class AutogradConnection:
-    """How one cache entry's outputs join PyTorch's autograd graph on a hit: upstream's ``maybe_connect_to_autograd``
+    """How one cache entry's outputs join PyTorch's autograd graph on a hit: Thunder's ``maybe_connect_to_autograd``
     for that entry. ``connection(result)`` takes the computation's result and returns the outputs that the epilogue
     gets."""
 
@@ -176,7 +176,7 @@ class AutogradConnection:
         return data_for_autograd["output"]
 
     def connect_as_upstream(self, data_for_autograd, saved_tensors, saved_other) -> None:
-        """Upstream's function: its enable_grad, its checks, its unsplit Function where it does not split."""
+        """Thunder's function: its enable_grad, its checks, its unsplit Function where it does not split."""
         upstream.connect_to_autograd(
             backward_fn=self.backward.decorated,
             flat_args=data_for_autograd["flat_args"],

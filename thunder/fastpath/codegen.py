@@ -1,7 +1,7 @@
 """Generated functions: an indenting source buffer and the step that compiles a function from it.
 
 The guards (``guard.py``) and the hit functions (``hit_function.py``) are Python source generated once per cache entry
-and compiled with ``exec``, as upstream Thunder compiles its traces and as dynamo's ``build_guard_function`` does.
+and compiled with ``exec``, as Thunder compiles its traces and as dynamo's ``build_guard_function`` does.
 """
 
 from __future__ import annotations

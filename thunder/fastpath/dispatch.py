@@ -1,14 +1,14 @@
 """The callable that ``thunder.jit`` returns on the fast path (``make_fast``), and its state (``FastCallableState``).
 
 Stands for changes to ``thunder/__init__.py``'s ``fn_``: the cache lookup as a dispatch over the entries' generated
-hit functions (``hit_function.py``), with upstream's own callable for every call that none of them serves.
+hit functions (``hit_function.py``), with Thunder's own callable for every call that none of them serves.
 
-The fast callable tries the hit functions in upstream's order, newest entry first, except those whose guards require
+The fast callable tries the hit functions in Thunder's order, newest entry first, except those whose guards require
 another shape of the tensor passed at one argument position: they would miss (``calls_by_shape``). Anything else (a
-miss, an entry that has no guard, a guard that declines) goes through upstream's own callable unchanged, after which
+miss, an entry that has no guard, a guard that declines) goes through Thunder's own callable unchanged, after which
 the entry that its lookup returned gets its function (``LookupRecord``), also when the computation raised. A call made
-while Thunder traces another callable goes to upstream's callable at once, as upstream's ``fn_`` does under
-``is_tracing()``. NOTE [Threads] in ``publication.py`` says what holds when several threads call one fast callable.
+while Thunder traces another callable goes to Thunder's callable at once, as Thunder's ``fn_`` does under
+``is_tracing()``. NOTE "Threads" in ``publication.py`` says what holds when several threads call one fast callable.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 import torch
 
+from thunder.core.compile_data import compile_data_and_stats, get_compile_option
 from thunder.core.options import CACHE_OPTIONS
 from thunder.fastpath.autograd import AutogradConnection
 from thunder.fastpath.explain import MissRecorder
@@ -34,9 +35,18 @@ from thunder.fastpath.publication import LookupRecord, Publication
 FAST_CACHE_OPTIONS = (CACHE_OPTIONS.CONSTANT_VALUES, CACHE_OPTIONS.SYMBOLIC_VALUES)
 
 
+FASTPATH_OPTION_USE = "Cache hits are decided by guards generated from each entry's prologue."
+
+
+class FastPathDeclinedWarning(UserWarning):
+    """The fast path does not serve a callable (its cache option) or one of its cache entries (a prologue check that
+    the guard does not translate, a torch without the private API it reads): those calls take Thunder's path. The
+    message names the reason; ``stats(f)`` lists the entries' reasons as well."""
+
+
 class GuardBuildWarning(UserWarning):
     """A guard could not be built for a cache entry because of an unexpected error (a bug in the guard generator, not
-    a prologue it does not translate): that entry keeps upstream's path. This repository's tests and CI turn it into
+    a prologue it does not translate): that entry keeps Thunder's path. This repository's tests and CI turn it into
     an error."""
 
 
@@ -56,7 +66,7 @@ def calls_by_shape(hits) -> ShapeIndex | None:
     guard of every newer one. A guard that requires another shape of a tensor argument (``Guard.arg_shapes``) fails
     for such a call, as the entry's prologue does (it checks every dimension exactly), so the call can skip it. The
     position chosen is the one (an index into args, or a keyword) where the guards require the most distinct shapes;
-    on a tie, the first found (newest entry first, each in its prologue's order). The functions keep upstream's order.
+    on a tie, the first found (newest entry first, each in its prologue's order). The functions keep Thunder's order.
     None where no position has two shapes or more: then there is nothing that an older entry's hit could skip.
     """
     shapes_at: dict = {}  # position -> the shapes required there, in order of appearance
@@ -77,7 +87,7 @@ def calls_by_shape(hits) -> ShapeIndex | None:
 
 class KnownEntry(NamedTuple):
     """A cache entry that the fast path has seen used: its hit function's ``CacheHit``, or None with the reason why
-    it keeps upstream's path."""
+    it keeps Thunder's path."""
 
     entry: object
     hit: CacheHit | None
@@ -85,9 +95,9 @@ class KnownEntry(NamedTuple):
 
 
 class DispatchView(NamedTuple):
-    """What a call's dispatch reads, replaced whole whenever it changes (NOTE [Threads] in ``publication.py``)."""
+    """What a call's dispatch reads, replaced whole whenever it changes (NOTE "Threads" in ``publication.py``)."""
 
-    cache: list | None  # upstream's cache list that this view was made for, with n_entries entries
+    cache: list | None  # Thunder's cache list that this view was made for, with n_entries entries
     n_entries: int
     hits: tuple  # the guarded entries' ``CacheHit``s, newest first, up to the first entry without a guard
     calls: tuple  # their generated functions, in the same order
@@ -98,8 +108,8 @@ _NOTHING_SEEN = DispatchView(None, -1, (), (), None)
 
 
 class FastCallableState:
-    """The guarded cache entries of one fast callable, newest first, and the bookkeeping on upstream's path that keeps
-    them in step with upstream's cache: each call that a guard does not serve goes through ``call_upstream``."""
+    """The guarded cache entries of one fast callable, newest first, and the bookkeeping on Thunder's path that keeps
+    them in step with Thunder's cache: each call that a guard does not serve goes through ``call_upstream``."""
 
     __slots__ = (
         "view",
@@ -121,13 +131,13 @@ class FastCallableState:
 
     def __init__(self, upstream_fn, cd, cs, lookups: LookupRecord, thunder_module=None):
         self.view = _NOTHING_SEEN
-        # Held by a thread on upstream's path while it builds guards and replaces the view; hits never take it.
+        # Held by a thread on Thunder's path while it builds guards and replaces the view; hits never take it.
         self.lock = threading.RLock()
-        self.lookups = lookups  # the entry that each thread's call through upstream's path used
+        self.lookups = lookups  # the entry that each thread's call through Thunder's path used
         self.publication = Publication(cs)
         self.known: dict[int, KnownEntry] = {}  # id(entry) -> KnownEntry
         self.created: set[int] = set()  # id(entry) of the entries whose making call has been recorded as a miss
-        self.unsupported: list[str] = []  # why entries kept upstream's path, in the order they were found
+        self.unsupported: list[str] = []  # why entries kept Thunder's path, in the order they were found
         self.upstream_fn = upstream_fn
         self.cd, self.cs = cd, cs
         # Weak: the ThunderModule holds this state's callable, and a strong reference back would keep both alive.
@@ -156,12 +166,12 @@ class FastCallableState:
 
     @property
     def published(self):
-        """The entry whose traces the fast path published last, None after a call through upstream's path: whether
+        """The entry whose traces the fast path published last, None after a call through Thunder's path: whether
         the last call was served by a generated hit function."""
         return self.publication.entry
 
     def call_upstream(self, args, kwargs, why: str):
-        """A call that no guard served (``why``: "miss", "declined", "no guard" or "cache changed"): upstream's
+        """A call that no guard served (``why``: "miss", "declined", "no guard" or "cache changed"): Thunder's
         callable, then the entry it used gets its hit function, and the call its record (``explain.py``)."""
         self.lookups.clear()
         self.publication.entry = None
@@ -170,31 +180,34 @@ class FastCallableState:
             result = self.upstream_fn(*args, **kwargs)
         except Exception:
             # The call may have made an entry whose computation then raised (an index out of range, out of memory):
-            # upstream keeps it. Without its guard, every call would go through upstream's path until one call of
+            # Thunder keeps it. Without its guard, every call would go through Thunder's path until one call of
             # that entry succeeded, hits of the older entries too (none may be tried before it).
             try:
                 self.after_upstream_call(args, kwargs, why, n_before, None)
             except Exception:
-                pass  # the caller gets upstream's exception, not ours; the next call goes through upstream's path
+                pass  # the caller gets Thunder's exception, not ours; the next call goes through Thunder's path
             raise
         self.after_upstream_call(args, kwargs, why, n_before, result)
         return result
 
     def after_upstream_call(self, args, kwargs, why: str, n_before: int, result) -> None:
-        """The bookkeeping after a call through upstream's path that found ``n_before`` entries in the cache: the
+        """The bookkeeping after a call through Thunder's path that found ``n_before`` entries in the cache: the
         entry that its lookup returned gets its hit function, the view follows the cache, the call gets its record."""
-        self.publication.entry = None  # upstream's lookup wrote the compile stats during the call (NOTE [Threads])
+        self.publication.entry = None  # Thunder's lookup wrote the compile stats during the call (NOTE "Threads")
         cache = self.cs.interpreter_cache
         used = self.lookups.take(cache)
         with self.lock:
             made = self.made_by_call(cache, used, n_before)
             if made is not None:
                 self.created.add(id(made))
+                # The compile that made the entry counts the option as used (thunder.last_compile_options).
+                with compile_data_and_stats(self.cd, self.cs):
+                    get_compile_option("fastpath", FASTPATH_OPTION_USE)
             self.guard_used_entry(used, args, kwargs, result)
             self.misses.after_upstream_call(self, args, kwargs, why, made is not None, n_before)
 
     def made_by_call(self, cache, used, n_before: int):
-        """The entry that a call through upstream's path compiled, or None where it hit (or compiled none). A lookup
+        """The entry that a call through Thunder's path compiled, or None where it hit (or compiled none). A lookup
         only hits entries that were there when it began: an entry that it returned from the ``n_before`` on was
         compiled by it, unless it hit one that another thread appended meanwhile; the first of those calls to come
         here counts as the one that compiled it. A lookup that raised after compiling (the new entry's prologue
@@ -206,9 +219,9 @@ class FastCallableState:
         return None
 
     def guard_used_entry(self, used, args, kwargs, result) -> None:
-        """Gives ``used``, the entry that a call through upstream's path used, its hit function (built from that call)
-        and makes the view's hits the guarded entries newest first, up to the first that has none (upstream would try
-        that one before older ones: only upstream can go on). Called under the lock."""
+        """Gives ``used``, the entry that a call through Thunder's path used, its hit function (built from that call)
+        and makes the view's hits the guarded entries newest first, up to the first that has none (Thunder would try
+        that one before older ones: only Thunder can go on). Called under the lock."""
         cache = self.cs.interpreter_cache
         if used is not None and self.known.get(id(used), (None,))[0] is not used:
             known = self.make_hit(used, args, kwargs, result)
@@ -269,11 +282,13 @@ class FastCallableState:
             return None
         except Unsupported as e:
             reason = str(e)
+            message = f"thunder.fastpath: {reason}; this cache entry takes Thunder's path"
+            warnings.warn(message, FastPathDeclinedWarning, stacklevel=2)
         except Exception as e:
-            # Not the caller's problem: the call went through upstream's path, and the entry stays there.
+            # Not the caller's problem: the call went through Thunder's path, and the entry stays there.
             reason = f"{type(e).__name__} while building the guard: {e}"
             warnings.warn(
-                f"thunder.fastpath: {reason}; this cache entry keeps upstream's path", GuardBuildWarning, stacklevel=2
+                f"thunder.fastpath: {reason}; this cache entry keeps Thunder's path", GuardBuildWarning, stacklevel=2
             )
         self.unsupported.append(reason)
         return KnownEntry(entry, None, reason)
@@ -296,16 +311,14 @@ def _positional_names(fn) -> tuple[str, ...]:
 
 
 def make_fast(upstream_fn, cd, cs, lookups: LookupRecord, *, thunder_module=None):
-    """Wraps the ``fn_`` that upstream's ``jit`` made into the fast callable (``lookups`` records the entries that
-    ``fn_``'s cache lookups return); ``None`` if the options exclude it."""
-    if cd.cache_option not in FAST_CACHE_OPTIONS:
-        return None
+    """Wraps the ``fn_`` that Thunder's ``jit`` made into the fast callable (``lookups`` records the entries that
+    ``fn_``'s cache lookups return); its cache option is one of ``FAST_CACHE_OPTIONS``."""
     state = FastCallableState(upstream_fn, cd, cs, lookups, thunder_module)
 
     def dispatch(args, kwargs):
-        # One call of the jitted callable: the guarded entries in upstream's order (less those that require another
-        # shape of the tensor passed at the index's position), else upstream's path. The view is read once: another
-        # thread may replace it meanwhile (NOTE [Threads]).
+        # One call of the jitted callable: the guarded entries in Thunder's order (less those that require another
+        # shape of the tensor passed at the index's position), else Thunder's path. The view is read once: another
+        # thread may replace it meanwhile (NOTE "Threads").
         seen, n_entries, _, guarded, index = state.view
         cache = cs.interpreter_cache
         if cache is not seen or len(cache) != n_entries:
@@ -329,12 +342,12 @@ def make_fast(upstream_fn, cd, cs, lookups: LookupRecord, *, thunder_module=None
             if result is DECLINE:
                 return state.call_upstream(args, kwargs, "declined")
             return result
-        # No entry's guard passed; or the newest entry has none (it keeps upstream's path, and so do older ones).
+        # No entry's guard passed; or the newest entry has none (it keeps Thunder's path, and so do older ones).
         return state.call_upstream(args, kwargs, "miss" if guarded else "no guard")
 
     def fast_fn(*args, **kwargs):
         if get_trace(None) is not None:
-            # Called while Thunder traces a caller: upstream's callable runs the function inside that trace. The
+            # Called while Thunder traces a caller: Thunder's callable runs the function inside that trace. The
             # dispatcher must not run there: the caller's prologue would come to check this callable's state.
             return upstream_fn(*args, **kwargs)
         return dispatch(args, kwargs)

@@ -1,9 +1,9 @@
 """Why a call missed: recompile reasons, per-callable statistics and the ``thunder.fastpath`` logger.
 
-Upstream Thunder counts misses (``thunder.cache_misses``); the fast path's guards are generated check by check from
+Thunder counts misses (``thunder.cache_misses``); the fast path's guards are generated check by check from
 each entry's prologue, so they can also say which check of which argument failed. Nothing here runs on a hit: a call
-that no guard serves goes through upstream's path (``dispatch.FastCallableState.call_upstream``), and only then, and
-only where upstream compiled a new entry (a cache miss), each older entry's guard is run again in its explaining form
+that no guard serves goes through Thunder's path (``dispatch.FastCallableState.call_upstream``), and only then, and
+only where Thunder compiled a new entry (a cache miss), each older entry's guard is run again in its explaining form
 (``guard.Guard.explain``), after the call, on the same arguments.
 
     import thunder.fastpath
@@ -41,8 +41,8 @@ NOT_USED_YET = "no call has passed its prologue yet"
 class EntryVerdict:
     """What one older cache entry's guard said of a call that missed."""
 
-    entry: int  # the entry's position in the cache, 0 the oldest (upstream tries the newest first)
-    outcome: str  # "failed", "declined" (the guard cannot tell: upstream's path decides) or "no guard"
+    entry: int  # the entry's position in the cache, 0 the oldest (Thunder tries the newest first)
+    outcome: str  # "failed", "declined" (the guard cannot tell: Thunder's path decides) or "no guard"
     reason: str  # in words: the first check that failed, what the entry expected and what the call gave
 
     def __str__(self) -> str:
@@ -51,7 +51,7 @@ class EntryVerdict:
 
 @dataclass(frozen=True)
 class MissRecord:
-    """One call that missed every cache entry, so that upstream compiled a new one."""
+    """One call that missed every cache entry, so that Thunder compiled a new one."""
 
     call: int  # the call's number, counting from 1 (``thunder.compile_stats(f).calls`` after it)
     entries: tuple[EntryVerdict, ...]  # the entries that existed before the call, newest first
@@ -70,7 +70,7 @@ class FastPathStats:
     calls: int
     hits: int
     misses: int
-    served_by_guards: int  # hits that generated hit functions served (the others went through upstream's path)
+    served_by_guards: int  # hits that generated hit functions served (the others went through Thunder's path)
     # why calls went there: "miss", "declined", "no guard" (the newest entry has none), "cache changed" (a first call)
     upstream_path_calls: dict = field(default_factory=dict)
     entries: int = 0
@@ -83,7 +83,7 @@ class FastPathStats:
         lines = [
             f"FastPathStats(calls={self.calls}, hits={self.hits} ({self.served_by_guards} served by guards),"
             f" misses={self.misses}, entries={self.entries} ({self.guarded_entries} guarded),"
-            f" upstream's path: {upstream})",
+            f" Thunder's path: {upstream})",
             *(f"  no guard: {why}" for why in self.upstream_entries),
             *(f"  declined: {why}" for why in self.decline_reasons),
         ]
@@ -104,7 +104,7 @@ class MissRecorder:
         self.declines_explained = 0  # the first few declined calls are explained, not every one
 
     def after_upstream_call(self, state, args, kwargs, why: str, missed: bool, n_before: int):
-        """Called after each call through upstream's path, under the callable's lock, with ``why`` it went there,
+        """Called after each call through Thunder's path, under the callable's lock, with ``why`` it went there,
         whether it ``missed`` (compiled a new entry) and how many entries the cache had before it. A miss gets its
         record."""
         self.upstream_path_calls[why] += 1
@@ -155,7 +155,7 @@ class MissRecorder:
 
 def fastpath_state(jitted):
     """The ``FastCallableState`` of a callable that ``thunder.jit`` returned (a module's is on its forward), or None
-    where it takes upstream's path."""
+    where it takes Thunder's path."""
     call = jitted._forward_fn if isinstance(jitted, ThunderModule) else jitted
     return getattr(call, "_lc_fastpath_state", None)
 
@@ -175,10 +175,10 @@ def recompile_reasons(jitted) -> list[MissRecord]:
 
 def stats(jitted) -> FastPathStats:
     """Calls, hits and misses of the fast callable ``jitted``, how many hits its guards served, why calls went through
-    upstream's path, and its cache entries, guarded or not and why."""
+    Thunder's path, and its cache entries, guarded or not and why."""
     state = _state(jitted)
     cs, recorder = state.cs, state.misses
-    with state.lock:  # what threads on upstream's path change, read at one moment
+    with state.lock:  # what threads on Thunder's path change, read at one moment
         entries = list(cs.interpreter_cache)
         known = [state.known.get(id(e)) for e in entries]
         known = [k if k is not None and k.entry is e else None for k, e in zip(known, entries, strict=True)]

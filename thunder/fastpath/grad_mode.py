@@ -1,7 +1,7 @@
 """The grad mode that a fast callable's compile data records, one per thread (stands for a change to ``CompileData`` in
 ``thunder/common.py``).
 
-Upstream's ``populate_cache_info`` writes ``cd.is_grad_enabled`` on every call, tracing reads it (which operations
+Thunder's ``populate_cache_info`` writes ``cd.is_grad_enabled`` on every call, tracing reads it (which operations
 need a backward) and ``fn_`` ends each call with ``set_grad_enabled(cd.is_grad_enabled)``. One field for all threads:
 when a thread under ``no_grad`` calls while another compiles an entry in grad mode, that entry is traced without its
 backward yet cached for grad mode, and later calls in grad mode return outputs that do not require grad. A fast

@@ -1,6 +1,6 @@
 """Guards: generated Python code per cache entry that decides a cache hit without the prologue.
 
-Upstream (``thunder/__init__.py``, ``get_computation_and_inputs``) decides a hit by filling a ``cache_info`` dict
+Thunder (``thunder/__init__.py``, ``get_computation_and_inputs``) decides a hit by filling a ``cache_info`` dict
 (``populate_cache_info``) and running the entry's prologue, whose checks are generic function calls. A guard is built
 once per entry from that entry's prologue trace and answers the same question with inline code: the same unpacking,
 the prologue's value checks written out (``prologue_checks.py``), the ``cache_info`` entries read straight from
@@ -13,10 +13,10 @@ used by ``hit_function.py``), and, only to explain a miss, in an explaining form
 * ``(computation_inputs, prologue_to_epilogue)`` where the prologue would pass,
 * ``MISS`` where the prologue would fail (a definite miss for this entry),
 * ``DECLINE`` where it cannot tell exactly (tensor subclasses, functorch's wrapped tensors, an autocast other than
-  CPU's and CUDA's); the caller then takes upstream's path, which decides exactly (or raises, as upstream does on
+  CPU's and CUDA's); the caller then takes Thunder's path, which decides exactly (or raises, as Thunder does on
   functorch's wrappers).
 
-A prologue that uses anything the generator does not know raises ``Unsupported``: that entry keeps upstream's path.
+A prologue that uses anything the generator does not know raises ``Unsupported``: that entry keeps Thunder's path.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class Guard:
     # {position: shape}, a position being an index into args or a keyword. Any other shape there is a miss, as for the
     # prologue: the dispatcher skips this guard for such calls (dispatch.py, calls_by_shape).
     arg_shapes: dict = field(default_factory=dict)
-    # An entry made under autocast: (device, Thunder dtype), what upstream pushes onto the compile data's autocast
+    # An entry made under autocast: (device, Thunder dtype), what Thunder pushes onto the compile data's autocast
     # stack on each call under autocast, a hit too (state_checks.GlobalStateChecks); None for other entries.
     autocast: tuple | None = None
 

@@ -1,7 +1,7 @@
 """The parts a guard is made of, and its two renderings (shared by ``guard.py`` and the modules it uses).
 
 A guard's body is a list of ``Step``s, each a few lines of Python that either bind a value or end the guard with a
-``Verdict``: ``__MISS`` (the prologue would fail) or ``__DECLINE`` (the guard cannot tell; upstream's path decides).
+``Verdict``: ``__MISS`` (the prologue would fail) or ``__DECLINE`` (the guard cannot tell; Thunder's path decides).
 The fast form returns the verdict alone. The explaining form, compiled only to explain a miss (``explain.py``),
 returns ``(verdict, message)`` instead: the step's ``Reason`` in words, with the value that the call gave; where a
 step has ``explaining`` lines (a check made for many values at once, told value by value), it runs those instead.
@@ -16,7 +16,7 @@ DECLINE = object()
 
 
 class Unsupported(Exception):
-    """The prologue uses something a guard cannot express; the entry stays on upstream's path."""
+    """The prologue uses something a guard cannot express; the entry stays on Thunder's path."""
 
 
 class NotThisCall(Unsupported):

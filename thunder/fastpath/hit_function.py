@@ -5,25 +5,25 @@ Stands for changes to ``thunder/__init__.py``'s ``fn_``: ``get_computation_and_i
 ``maybe_connect_to_autograd``, ``call_epilogue`` and the closing ``set_grad_enabled``. ``dispatch.py`` decides which
 entries' functions a call tries.
 
-# NOTE [The stages of a hit]
-Upstream's ``fn_`` runs, per call: the cache lookup (each entry's prologue, newest first), the computation under
+# NOTE: The stages of a hit
+Thunder's ``fn_`` runs, per call: the cache lookup (each entry's prologue, newest first), the computation under
 ``torch.no_grad()``, ``maybe_connect_to_autograd`` and ``call_epilogue``. Each guarded cache entry gets one
 generated function (``CacheHit.call``) that runs the same stages and nothing else:
 
 1. guard: the entry's checks (``guard.py``), returning ``MISS`` or ``DECLINE`` where the prologue would fail or where
    the guard cannot tell;
-2. statistics: the counters and, when the entry hit changes, the traces that upstream publishes in the compile stats;
-3. computation: without upstream's ``torch.no_grad()`` decorator, grad mode switched off around it only where it is
-   on and that can change the outputs (NOTE [Grad mode on a hit]); an entry made under autocast keeps upstream's
-   ``no_autocast`` layer and pushes onto the compile data's autocast stack as upstream does on every such call. A
+2. statistics: the counters and, when the entry hit changes, the traces that Thunder publishes in the compile stats;
+3. computation: without Thunder's ``torch.no_grad()`` decorator, grad mode switched off around it only where it is
+   on and that can change the outputs (NOTE "Grad mode on a hit"); an entry made under autocast keeps Thunder's
+   ``no_autocast`` layer and pushes onto the compile data's autocast stack as Thunder does on every such call. A
    computation that is one nvFuser region call is not called: the hit calls the region's executor itself
    (``nvfuser.single_region_call``), without the region's layout check while the guard finds the sizes and strides of
    the call that the region's current layout was prepared for (``entry_layout``);
 4. autograd connection, for entries with a backward (``autograd.AutogradConnection``);
 5. epilogue, unless it only passes outputs through (``EpilogueShortcut``).
 
-# NOTE [Grad mode on a hit]
-Upstream runs every computation with grad mode off. A hit leaves grad mode as it is where that cannot change the
+# NOTE: Grad mode on a hit
+Thunder runs every computation with grad mode off. A hit leaves grad mode as it is where that cannot change the
 outputs: no input requires grad (the guard pins it), the computation runs on executors that grad mode does not change
 (``_GRAD_NEUTRAL_EXECUTORS``), and its outputs are new tensors (a view records the grad mode it was made in). Which
 outputs are views follows from the inputs' sizes and strides (a reshape views or copies by strides), so this holds
@@ -31,7 +31,7 @@ only while the guard finds those of the call after which the entry got its guard
 single nvFuser region, while the region's prepared layout says its outputs were new (``grad_free_region``).
 
 Timing fields of ``compile_stats`` (``last_trace_host_start`` and the like) describe the last call that went through
-upstream's path; hits do not take timestamps.
+Thunder's path; hits do not take timestamps.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ class EpilogueShortcut(enum.Enum):
 
 
 class CacheHit:
-    """One guarded cache entry and ``call``, the function generated for it (NOTE [The stages of a hit]).
+    """One guarded cache entry and ``call``, the function generated for it (NOTE "The stages of a hit").
     ``call(args, kwargs)`` returns the jitted callable's result, or ``MISS`` / ``DECLINE`` as the guard decides."""
 
     __slots__ = (
@@ -97,14 +97,14 @@ class CacheHit:
     ):
         self.entry = entry
         self.guard = guard
-        # An entry made under autocast keeps upstream's no_autocast layer, which switches CPU's and CUDA's autocast
+        # An entry made under autocast keeps Thunder's no_autocast layer, which switches CPU's and CUDA's autocast
         # off around the call (the trace has autocast's casts already; torch must not cast again inside). Any other
         # entry's guard establishes that autocast is off: the hit calls the bare function.
         keep_no_autocast = guard.autocast is not None
         self.computation = _undecorated(entry.computation_fn, keep_no_autocast)
         self.epilogue = _undecorated(entry.epilogue_fn, keep_no_autocast)
         self.epilogue_shortcut = _epilogue_shortcut(entry)
-        # Upstream runs computation and epilogue under torch.no_grad(); the guard pins the grad mode, so the switch
+        # Thunder runs computation and epilogue under torch.no_grad(); the guard pins the grad mode, so the switch
         # is needed only for entries made with grad enabled.
         self.made_with_grad = guard.grad_enabled
         self.connection = connection  # the autograd connection, for an entry with a backward
@@ -113,7 +113,7 @@ class CacheHit:
         self.region_call = None
         if connection is None and self.epilogue_shortcut is not None and guard.autocast is None:
             self.region_call = single_region_call(entry.computation_traces[-1], self.computation)
-        # NOTE [Grad mode on a hit]: a region whose outputs for the prepared layout are new (the region tells)...
+        # NOTE: Grad mode on a hit: a region whose outputs for the prepared layout are new (the region tells)...
         self.grad_free_region = self.region_call is not None and self.made_with_grad and guard.no_grad_inputs
         # ...and any other computation, on the layout of the call (args, kwargs) that the guard was built from, where
         # that call made `outputs` all new.
@@ -142,7 +142,7 @@ class CacheHit:
         self.call, self.source = guard.compile_with("hit", self.hit_lines(), namespace, noting_layout=noting_layout)
 
     def hit_lines(self) -> list[str]:
-        """What the hit function runs after its guard: the stages 2 to 5 of NOTE [The stages of a hit]."""
+        """What the hit function runs after its guard: the stages 2 to 5 of NOTE "The stages of a hit"."""
         lines = [
             "__cs.calls += 1",
             "__cs.cache_hits += 1",
@@ -150,7 +150,7 @@ class CacheHit:
             "if __publication.entry is not __entry: __publish(__entry)",
         ]
         if self.guard.autocast is not None:
-            # What upstream's populate_cache_info does on every call under autocast (and nothing undoes).
+            # What Thunder's populate_cache_info does on every call under autocast (and nothing undoes).
             lines.append(f"__autocast_push({self.guard.autocast[0]!r}, __autocast_dtype, True)")
         if self.connection is not None:
             return lines + self.training_lines()
@@ -167,14 +167,14 @@ class CacheHit:
         return lines + _with_grad_off(region + call)
 
     def training_lines(self) -> list[str]:
-        """An entry with a backward: the computation with grad mode off (as upstream's decorator has it), the
+        """An entry with a backward: the computation with grad mode off (as Thunder's decorator has it), the
         connection to autograd in the caller's grad mode, the epilogue with grad mode off."""
         computed = [f"__result = __computation({self.guard.inputs})"]
         lines = _with_grad_off(computed) if self.made_with_grad else computed
         lines.append("__outputs = __connect(__result)")
         call = [f"return {self.result_of('__outputs')}"]
         if self.epilogue_shortcut is None and self.made_with_grad:
-            return lines + _with_grad_off(call)  # the epilogue runs, with grad mode off as upstream's decorator has it
+            return lines + _with_grad_off(call)  # the epilogue runs, with grad mode off as Thunder's decorator has it
         return lines + call
 
     def result_of(self, outputs: str) -> str:
@@ -236,7 +236,7 @@ def entry_layout(region_call, guard: Guard, args, kwargs):
 
 def _grad_free_on_layout(hit, entry, args, kwargs, outputs, constant_values) -> bool:
     """Whether grad mode cannot change what the entry's computation returns while its tensor inputs have the sizes and
-    strides of the call (args, kwargs) that gave ``outputs`` (NOTE [Grad mode on a hit]): the entry was made for grad
+    strides of the call (args, kwargs) that gave ``outputs`` (NOTE "Grad mode on a hit"): the entry was made for grad
     mode on, no input requires grad (the guard pins it), and that call's outputs were all new tensors, neither views
     nor inputs. Which outputs are views follows from the ops, their non-tensor arguments (pinned by value only under
     "constant values") and the tensors' sizes and strides: the hit function skips the switch only where the guard
@@ -262,7 +262,7 @@ def _executor_name(bsym):
 
 
 def _with_grad_off(body: list[str]) -> list[str]:
-    """``body`` with grad mode switched off around it, as upstream's ``torch.no_grad()`` decorator does."""
+    """``body`` with grad mode switched off around it, as Thunder's ``torch.no_grad()`` decorator does."""
     return ["__set_grad_enabled(False)", *block("try:", body), *block("finally:", ["__set_grad_enabled(True)"])]
 
 
@@ -286,7 +286,7 @@ def _epilogue_shortcut(entry) -> EpilogueShortcut | None:
 
 def _undecorated(fn, keep_no_autocast: bool = False):
     # Thunder decorates generated callables with @torch.no_grad() and @no_autocast. The hit path handles grad mode
-    # itself; it drops the no_autocast layer too unless asked to keep it. Any other decorator keeps upstream's path.
+    # itself; it drops the no_autocast layer too unless asked to keep it. Any other decorator keeps Thunder's path.
     chain = [fn]
     while hasattr(chain[-1], "__wrapped__"):
         chain.append(chain[-1].__wrapped__)

@@ -1,5 +1,5 @@
-"""Calling a jitted module without ``nn.Module.__call__`` (stands for ``ThunderModule.__call__`` in
-``thunder/core/module.py``).
+"""Calling a jitted module without ``nn.Module.__call__``: ``FastThunderModule``, the class of a ``ThunderModule`` on
+the fast path.
 
 ``nn.Module.__call__`` runs ``_wrapped_call_impl`` and ``_call_impl``, which read the compiled-call slot, the
 JIT tracing state, eight hook dicts and ``forward``, before ``ThunderModule.forward`` calls ``_forward_fn``:
@@ -9,8 +9,8 @@ three Python frames that cost more than a whole cache hit of the fast path on a 
 jitted callable calling this one while it is traced), hands the arguments to the fast callable's dispatcher itself;
 otherwise it hands the call to ``nn.Module.__call__`` unchanged.
 
-``ThunderModule.__call__`` calls it for a module that ``thunder.jit`` gave the fast path (``entry.fast_jitted``
-sets the module's ``_fastpath_call``).
+``entry.fast_jitted`` makes a module that takes the fast path a ``FastThunderModule``, whose ``__call__`` is
+``thunder_module_call``; other ``ThunderModule`` instances keep ``nn.Module.__call__`` as they are.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import torch.jit._trace as jit_trace
 from torch.nn.modules import module as nn_module
 
+from thunder.core.module import ThunderModule
 from thunder.core.trace import _tracectx
 
 _nn_module_call = nn_module.Module.__call__
@@ -53,7 +54,7 @@ def thunder_module_call(module, args, kwargs):
     """``module(*args, **kwargs)`` for a ThunderModule on the fast path."""
     if get_trace(None) is not None:
         # Called while Thunder traces a caller: nn.Module.__call__, which Thunder's interpreter follows as
-        # upstream's (reading this module's state here would put it into the caller's prologue).
+        # Thunder's (reading this module's state here would put it into the caller's prologue).
         return _nn_module_call(module, *args, **kwargs)
     if module_call_only_calls_forward(module):
         forward_fn = module.__dict__["_forward_fn"]
@@ -63,3 +64,13 @@ def thunder_module_call(module, args, kwargs):
             return forward_fn(*args, **kwargs)
         return dispatch(args, kwargs)
     return _nn_module_call(module, *args, **kwargs)
+
+
+class FastThunderModule(ThunderModule):
+    """A ``ThunderModule`` on the fast path: the same module, called through ``thunder_module_call``."""
+
+    def __call__(self, *args, **kwargs):
+        return thunder_module_call(self, args, kwargs)
+
+    def _get_name(self):
+        return "ThunderModule"  # repr() as ThunderModule's

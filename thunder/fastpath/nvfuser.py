@@ -1,6 +1,6 @@
 """The nvFuser region call of the fast path (stands for changes to ``thunder/executors/nvfuserex_impl.py``).
 
-Upstream's ``FusionDefinitionWrapper.__call__`` recomputes every tensor input's descriptor (contiguity and stride
+Thunder's ``FusionDefinitionWrapper.__call__`` recomputes every tensor input's descriptor (contiguity and stride
 order, through an ``lru_cache``, plus a DTensor key) to look the FusionDefinition up, calls
 ``torch.distributed.is_available()`` twice, scans for AsyncCollectiveTensors and DTensors, enters two profiler
 annotations and passes four keyword arguments to ``fd.execute``, whose Python wrapper parses the device again.
@@ -13,8 +13,8 @@ annotations and passes four keyword arguments to ``fd.execute``, whose Python wr
   ``TensorGuards``; a tensor in two input places is checked at the first and by identity at the other): Thunder's
   cache does not key on strides, so these can change between calls (Lightning-AI/lightning-thunder#1840 review).
   Any other layout is first compared with the region's first one (kept, with its definition: coming back to it
-  costs one check), then goes through upstream's descriptor cache (``get_fd(to_descriptors(args))``), which builds
-  or finds the right definition; anything that is not a plain tensor goes through upstream's wrapper unchanged.
+  costs one check), then goes through Thunder's descriptor cache (``get_fd(to_descriptors(args))``), which builds
+  or finds the right definition; anything that is not a plain tensor goes through Thunder's wrapper unchanged.
 * It calls the definition's ``FusionExecutorCache.execute`` directly, with the device and options resolved once.
   Where a computation is nothing but one region call, the cache hit's function does the same without the
   computation's and the region's frames (``single_region_call``), and where no input requires grad and the
@@ -22,7 +22,7 @@ annotations and passes four keyword arguments to ``fd.execute``, whose Python wr
   itself, so grad mode changes nothing about them. While the guard finds the sizes and strides of the call that the
   region's layout was prepared for, the hit also skips the layout check (the guard's own check then implies it).
 * Regions that a DTensor can reach (decided from the region's proxies at fusion time), and all regions while
-  Thunder's profiling annotations are enabled or fake inputs are saved, keep upstream's wrapper.
+  Thunder's profiling annotations are enabled or fake inputs are saved, keep Thunder's wrapper.
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ from typing import NamedTuple
 
 import torch
 
-# TensorGuards: private torch API (see guard.py), None without it; regions then keep upstream's wrapper.
+# TensorGuards: private torch API (see guard.py), None without it; regions then keep Thunder's wrapper.
 from thunder.fastpath.tensor_checks import TensorGuards, same_layout_check
 
-# What the region hands to nvFuser's executor itself; other tensor subclasses go through upstream's wrapper.
+# What the region hands to nvFuser's executor itself; other tensor subclasses go through Thunder's wrapper.
 _PLAIN_TENSOR_TYPES = (torch.Tensor, torch.nn.Parameter)
 
 
@@ -85,7 +85,7 @@ class PreparedLayout(NamedTuple):
 
 
 class FusionRegion:
-    """A drop-in for ``FusionDefinitionWrapper``, around the upstream wrapper that it holds."""
+    """A drop-in for ``FusionDefinitionWrapper``, around the Thunder wrapper that it holds."""
 
     __slots__ = (
         "upstream",
@@ -140,11 +140,11 @@ class FusionRegion:
         return None if self.prepared is None else self.prepared.layout
 
     def prepare_and_call(self, args):
-        """A layout not seen last time: the first layout again, or upstream's descriptor cache; then remember the
+        """A layout not seen last time: the first layout again, or Thunder's descriptor cache; then remember the
         layout for the next call."""
         tensors = [args[i] for i in self.tensor_indices]
         if any(type(t) not in _PLAIN_TENSOR_TYPES for t in tensors):
-            # Subclasses (DTensor, AsyncCollectiveTensor, ...) keep upstream's handling.
+            # Subclasses (DTensor, AsyncCollectiveTensor, ...) keep Thunder's handling.
             self.prepared = None
             out = self.upstream(*args)
             self.last_used, self.last_inputs = self.upstream.last_used, self.upstream.last_inputs
@@ -180,7 +180,7 @@ class FusionRegion:
             kwargs.update(_enable_options=up.enable_options or [], _disable_options=up.disable_options or [])
         execute = functools.partial(fd.fec.execute, **kwargs) if kwargs else fd.fec.execute
         if not up.use_cache:
-            layout = _AnyLayout  # nv_skip_cache=True: the first definition serves every call, as upstream
+            layout = _AnyLayout  # nv_skip_cache=True: the first definition serves every call, as Thunder
         elif len({id(t) for t in tensors}) < len(tensors):
             layout = _LayoutWithRepeats(tensors)
         else:
@@ -244,7 +244,7 @@ def single_region_call(trace, computation) -> RegionCall | None:
     )
 
 
-# The rest of FusionDefinitionWrapper's interface, read from the upstream wrapper. Properties, not __getattr__: a
+# The rest of FusionDefinitionWrapper's interface, read from the Thunder wrapper. Properties, not __getattr__: a
 # class with __getattr__ makes every attribute read in __call__ slower.
 for _name in (
     "get_fd",
@@ -261,15 +261,16 @@ del _name
 
 
 def fusion_region(wrapper, sorted_unique_inputs):
-    """The end of ``create_fusion_definition_wrapper``: a ``FusionRegion`` around upstream's ``wrapper`` where the
+    """The end of ``create_fusion_definition_wrapper``: a ``FusionRegion`` around Thunder's ``wrapper`` where the
     callable being compiled takes the fast path (its ``fastpath`` compile option), else ``wrapper`` itself."""
-    from thunder.core.compile_data import get_compile_data
+    from thunder.core.compile_data import get_compile_option
     from thunder.core.profile import profiling_enabled
     from thunder.core.proxies import TensorProxy
     from thunder.torch.experimental.dtensor_proxy import DTensorProxy
 
-    cd = get_compile_data()
-    if TensorGuards is None or cd is None or not cd.compile_options.get("fastpath", False):
+    if TensorGuards is None or not get_compile_option(
+        "fastpath", "nvFuser regions reuse the last layout's definition."
+    ):
         return wrapper
     if profiling_enabled() or wrapper.save_fake_inputs:
         return wrapper

@@ -3,18 +3,19 @@
 This is the one place where the fast path rebinds upstream attributes, each standing for a change that the
 ``upstream/`` patch series makes to Thunder's source (``entry.py`` lists the entry points):
 
-* ``thunder.jit``: upstream's, with the ``fastpath`` keyword (``switch.chosen``) put into the compile options, and
-  ``entry.fast_jitted`` applied to what it returns;
+* ``thunder.jit``: upstream's, with the ``fastpath`` keyword (``switch.compile_option``) put into the compile options,
+  and ``entry.fast_jitted`` applied to what it returns;
 * in the ``fn_`` that such a ``thunder.jit`` made, the cache lookup that it calls (the closure variable
   ``get_computation_and_inputs``): upstream's, recording the entry that it returns (``entry.LookupRecord``);
-* a jitted module on the fast path becomes an ``OverlayThunderModule``, whose ``__call__`` is the one that the patch
-  gives ``ThunderModule``;
 * ``thunder.executors.nvfuserex_impl.create_fusion_definition_wrapper``: upstream's, then ``entry.fusion_region``;
 * ``thunder.dynamo.compiler.ThunderCompiler.__call__``: upstream's, then ``entry.thunderfx_graph``, installed when
   ``thunder.dynamo.compiler`` is first imported (it imports parts of inductor, which ``import thunder`` does not);
 * where nvFuser is usable and the legacy ``nvfuser`` module is missing: a minimal ``nvfuser`` module with
   ``compute_tensor_descriptor``, which lightning-thunder 0.2.6 imports from it and nvFuser 0.2.36 no longer ships
   (only ``nvfuser_direct``). Thunder's main imports it from ``nvfuser_direct`` itself.
+
+Importing ``thunder.fastpath`` here also turns the fast path on for callables jitted afterwards, unless
+``THUNDER_FASTPATH`` says otherwise (``switch.turn_on_by_default``).
 """
 
 from __future__ import annotations
@@ -29,34 +30,25 @@ import types
 import thunder
 from thunder.core.module import ThunderModule
 from thunder.fastpath import switch
-from thunder.fastpath.entry import LookupRecord, fast_jitted, fusion_region, thunder_module_call, thunderfx_graph
+from thunder.fastpath.entry import LookupRecord, fast_jitted, fusion_region, thunderfx_graph
 
 # Keep the originals if this module is imported twice (importlib.reload, or two import paths).
 _upstream_jit = getattr(thunder.jit, "_lc_upstream_jit", thunder.jit)
 
 
-class OverlayThunderModule(ThunderModule):
-    """A ``ThunderModule`` on the fast path: ``__call__`` as the patched ``ThunderModule`` has it."""
-
-    def __call__(self, *args, **kwargs):
-        return thunder_module_call(self, args, kwargs)
-
-    def _get_name(self):
-        return "ThunderModule"  # repr() as upstream's
+def thunder_has_entry_points() -> bool:
+    """Whether the installed Thunder calls the fast path's entry points itself (its ``thunder.jit`` takes
+    ``fastpath=``)."""
+    return "fastpath" in inspect.signature(_upstream_jit).parameters
 
 
 @functools.wraps(_upstream_jit)
 def jit(fn, /, *, fastpath: bool | None = None, **options):
-    fast = switch.chosen(fastpath)
-    # The choice goes in with the compile options: add_transform passes them back to thunder.jit when it jits the
-    # function again, and nvFuser regions read it when they are created (entry.fusion_region).
-    jitted = _upstream_jit(fn, fastpath=fast, **options)
-    if not fast:
+    options.update(switch.compile_option(fastpath))
+    jitted = _upstream_jit(fn, **options)
+    if not options.get("fastpath", False):
         return jitted
-    jitted = fast_jitted(jitted, _record_lookups(jitted))
-    if type(jitted) is ThunderModule and "_fastpath_call" in jitted.__dict__:
-        jitted.__class__ = OverlayThunderModule
-    return jitted
+    return fast_jitted(jitted, _record_lookups(jitted))
 
 
 jit._lc_upstream_jit = _upstream_jit
@@ -169,7 +161,8 @@ def _when_imported(name: str, then) -> None:
 
 
 def install() -> None:
-    """Installs the entry points (once)."""
+    """Installs the entry points (once) and turns the fast path on."""
+    switch.turn_on_by_default()
     thunder.jit = jit
     _install_fusion_region()
     _when_imported("thunder.dynamo.compiler", _install_thunderfx_graph)

@@ -28,7 +28,7 @@ from thunder.fastpath.tensor_checks import TensorSpec
 
 def thunder_module_in(compile_data, model):
     """``thunder.core.module.get_thunder_module(model)``, with the compile data given instead of read from the
-    context that upstream's call sets: the ThunderModule made for ``model``, else ``model`` itself."""
+    context that Thunder's call sets: the ThunderModule made for ``model``, else ``model`` itself."""
     tm = compile_data._thunder_module_map.get(id(model))
     if tm and tm._model is not model:
         tm = None
@@ -246,7 +246,7 @@ class PrologueTranslator:
     def check_slice(self, sid, args, out) -> None:
         if self.is_cache_info(args[0], args):
             return
-        # The prologue compares with == alone; an equal non-slice goes upstream's way.
+        # The prologue compares with == alone; an equal non-slice goes Thunder's way.
         name = args[0].name
         condition = f"type({name}) is slice and {name} == {self.constant(args[1])}"
         self.emit(miss_unless(condition, self.value_reason(name, args[1])))
@@ -267,7 +267,7 @@ class PrologueTranslator:
         self.checked.add(name)
 
     def check_instance(self, sid, args, out) -> None:
-        # Under "symbolic values" a number's type (lightning-thunder after 0.2.6): the prologue calls isinstance.
+        # Under "symbolic values" a number's type, where the prologue checks it: the prologue calls isinstance.
         if self.is_cache_info(args[0], args):
             return
         name, types = args[0].name, tuple(args[1])

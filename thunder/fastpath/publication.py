@@ -1,17 +1,17 @@
-"""Which cache entry a call through upstream's path used (``LookupRecord``), and what a hit publishes in the compile
-stats (``Publication``): the traces of the cache entry it used, as an upstream hit does, and the hits served.
+"""Which cache entry a call through Thunder's path used (``LookupRecord``), and what a hit publishes in the compile
+stats (``Publication``): the traces of the cache entry it used, as an Thunder hit does, and the hits served.
 
-# NOTE [Threads]
-One jitted callable may be called from several threads. Upstream's cache stays correct under threads (each call
+# NOTE: Threads
+One jitted callable may be called from several threads. Thunder's cache stays correct under threads (each call
 finds an entry or compiles one; two threads may compile the same entry twice), and so must the fast path:
 
-* the entry that a call through upstream's path used is the one its own cache lookup returned, recorded per thread
+* the entry that a call through Thunder's path used is the one its own cache lookup returned, recorded per thread
   (``LookupRecord``), never inferred from the compile stats' "last" fields, which every thread writes;
 * hits take no lock: they read the dispatcher's state as one immutable tuple (``dispatch.DispatchView``), which a
-  thread on upstream's path replaces whole, under the callable's lock, after building guards;
+  thread on Thunder's path replaces whole, under the callable's lock, after building guards;
 * ``Publication.publish`` writes the compile stats' fields under a lock and marks the entry published last, so the
-  fields that hits leave always belong to one entry. Upstream's lookup writes some of the same fields without that
-  lock: after each call through upstream's path the mark is cleared, and the next hit publishes again.
+  fields that hits leave always belong to one entry. Thunder's lookup writes some of the same fields without that
+  lock: after each call through Thunder's path the mark is cleared, and the next hit publishes again.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ import threading
 
 
 class LookupRecord(threading.local):
-    """What this thread's last cache lookup of one jitted callable returned: ``recording(lookup)`` wraps upstream's
+    """What this thread's last cache lookup of one jitted callable returned: ``recording(lookup)`` wraps Thunder's
     ``get_computation_and_inputs`` (the lookup that ``fn_`` calls) to record it, ``take`` reads it once."""
 
     # Per thread (class defaults: threading.local runs no __init__ in other threads). `raised`: the lookup raised, as
-    # upstream's does when the prologue of the entry that it has just compiled fails.
+    # Thunder's does when the prologue of the entry that it has just compiled fails.
     entry = None
     raised = False
 
@@ -45,7 +45,7 @@ class LookupRecord(threading.local):
 
     def take(self, cache):
         """The cached entry that this thread's lookup returned since ``clear`` (or None), matched in ``cache``:
-        upstream's lookup returns a copy of it (``decorate_computation_function`` replaces its computation)."""
+        Thunder's lookup returns a copy of it (``decorate_computation_function`` replaces its computation)."""
         returned, self.entry = self.entry, None
         if returned is None:
             return None
@@ -60,12 +60,12 @@ def entry_used_last(cs):
 
 class Publication:
     """The cache entry whose traces the fast path last published in the compile stats (None after a call through
-    upstream's path), ``publish``, which writes what an upstream hit of an entry writes there, and ``served``, the
+    Thunder's path), ``publish``, which writes what an Thunder hit of an entry writes there, and ``served``, the
     hits that generated hit functions served.
 
     The generated hit functions reach this object; they must not reach the ``FastCallableState`` or a ``CacheHit``,
     which hold them: such a reference cycle would keep the compile stats, and through them the jitted function or
-    module, alive until Python's cycle collector runs. Upstream's callables make none (its
+    module, alive until Python's cycle collector runs. Thunder's callables make none (its
     test_jit_nn_module_cycle_leak)."""
 
     __slots__ = ("entry", "cs", "served", "lock")
@@ -77,7 +77,7 @@ class Publication:
         self.lock = threading.Lock()
 
     def publish(self, entry) -> None:
-        # The statistics an upstream hit writes; they only change when the entry hit changes (NOTE [Threads]).
+        # The statistics an Thunder hit writes; they only change when the entry hit changes (NOTE "Threads").
         cs = self.cs
         with self.lock:
             cs.last_traces = entry.computation_traces

@@ -1,6 +1,6 @@
 """The global-state checks of a guard (part of ``guard.py``'s ``GuardBuilder``).
 
-Upstream's ``populate_cache_info`` records torch's global state in ``cache_info`` (grad mode, autocast, the default
+Thunder's ``populate_cache_info`` records torch's global state in ``cache_info`` (grad mode, autocast, the default
 dtype and device, data parallelism's ``no_grad_sync``), and each entry's prologue compares the entries it reads with
 the values the entry was made under. A guard reads the same state straight from torch, one C call each, and compares
 it with those values.
@@ -67,7 +67,7 @@ class GlobalStateChecks:
         namespace.update(NAMESPACE)
         namespace["__grad_mode_words"] = _grad_mode_words
         namespace["__autocast_words"] = _autocast_words
-        # (device, Thunder dtype) of an entry made under autocast: what upstream's populate_cache_info pushes onto the
+        # (device, Thunder dtype) of an entry made under autocast: what Thunder's populate_cache_info pushes onto the
         # compile data's autocast stack on every call under autocast (a hit must push it too: the stack decides later
         # compilations). None for other entries.
         self.autocast = None
@@ -98,16 +98,16 @@ class GlobalStateChecks:
         return Step((miss_if(f"__is_grad_enabled() is not {enabled}"),), reason)
 
     def autocast_off(self) -> list[Step]:
-        # Upstream looks at CPU's and CUDA's autocast: either on fails this entry's prologue where it checks
+        # Thunder looks at CPU's and CUDA's autocast: either on fails this entry's prologue where it checks
         # is_autocast_enabled. Any other autocast (or CPU's and CUDA's where the prologue does not check it): let
-        # upstream decide.
+        # Thunder decide.
         on_cpu_or_cuda = "__is_autocast_enabled('cuda') or __is_autocast_enabled('cpu')"
         miss = [miss_if(on_cpu_or_cuda)] if "is_autocast_enabled" in self.expected else []
         reason = Reason("autocast", "off", "__autocast_words()", words=True)
         return [Step(tuple(block("if __is_any_autocast_enabled():", [*miss, DECLINE_NOW])), reason)]
 
     def autocast_steps(self) -> list[Step]:
-        """The checks of an entry made under autocast: upstream's cache-info entries for it, read from torch."""
+        """The checks of an entry made under autocast: Thunder's cache-info entries for it, read from torch."""
         from thunder.core.dtypes import to_dtype
 
         expected = self.expected
@@ -115,7 +115,7 @@ class GlobalStateChecks:
             raise Unsupported("an entry made under autocast whose prologue checks part of the autocast state")
         cuda_on, cpu_on = expected["autocast_config_torch_enabled"], expected["autocast_config_torch_cpu_enabled"]
         if {cuda_on, cpu_on} != {True, False}:
-            raise Unsupported(f"autocast on CUDA {cuda_on!r} and on CPU {cpu_on!r}")  # upstream raises on both
+            raise Unsupported(f"autocast on CUDA {cuda_on!r} and on CPU {cpu_on!r}")  # Thunder raises on both
         # The cache info holds Thunder's dtypes as strings; the guard compares torch's dtypes.
         by_name = {str(to_dtype(d)): d for d in (torch.float16, torch.bfloat16, torch.float32, torch.float64)}
         gpu, cpu = by_name.get(expected["autocast_gpu_dtype"]), by_name.get(expected["autocast_cpu_dtype"])

@@ -1,23 +1,27 @@
 """Which callables take the fast path: the process-wide default and ``thunder.jit``'s ``fastpath=`` option.
 
-``THUNDER_FASTPATH`` sets the default when this module is first imported; ``enable()`` and ``disable()`` change it
-for callables jitted afterwards; ``thunder.jit(fn, fastpath=True)`` (or ``False``) decides for one callable. The
-choice is made once, when ``thunder.jit`` is called, and travels in the compile options, so that a callable that
-Thunder jits again from a jitted one (``add_transform``: ``thunder.distributed.ddp``/``fsdp``, ``grad``, ThunderFX's
-subgraphs) keeps it.
+``THUNDER_FASTPATH`` sets the default when this module is first imported (``ON_BY_DEFAULT`` where it is not set);
+``enable()`` and ``disable()`` change it for callables jitted afterwards; ``thunder.jit(fn, fastpath=True)`` (or
+``False``) decides for one callable. The choice is made once, when ``thunder.jit`` is called, and travels in the
+compile options (``compile_option``), so that a callable that Thunder jits again from a jitted one
+(``add_transform``: ``thunder.distributed.ddp``/``fsdp``, ``grad``, ThunderFX's subgraphs) keeps it.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
+
+# Whether callables take the fast path where neither THUNDER_FASTPATH nor fastpath= says.
+ON_BY_DEFAULT = False
 
 _TRUE = ("1", "true", "on", "yes")
 _FALSE = ("0", "false", "off", "no")
 
 
-def parse_flag(variable: str, default: bool) -> bool:
-    """The value of the environment variable ``variable`` as a switch (``default`` where it is not set). Raises
-    ``ValueError`` for a value that is not one of the usual spellings of on and off."""
+def parse_flag(variable: str, default: bool | None) -> bool | None:
+    """The value of the environment variable ``variable`` as a switch: ``default`` where it is not set, and, with a
+    warning that names the value, where it is not one of the usual spellings of on and off."""
     value = os.environ.get(variable)
     if value is None:
         return default
@@ -26,13 +30,16 @@ def parse_flag(variable: str, default: bool) -> bool:
         return True
     if word in _FALSE:
         return False
-    raise ValueError(
-        f"{variable}={value!r} is not understood: use one of {', '.join(_TRUE)} to turn it on,"
-        f" or {', '.join(_FALSE)} to turn it off"
+    warnings.warn(
+        f"{variable}={value!r} is not understood (use one of {', '.join(_TRUE)} to turn it on, or"
+        f" {', '.join(_FALSE)} to turn it off); it is ignored",
+        stacklevel=2,
     )
+    return default
 
 
-_enabled = parse_flag("THUNDER_FASTPATH", True)
+_from_environment = parse_flag("THUNDER_FASTPATH", None)
+_enabled = ON_BY_DEFAULT if _from_environment is None else _from_environment
 
 
 def enable() -> None:
@@ -42,7 +49,7 @@ def enable() -> None:
 
 
 def disable() -> None:
-    """Callables jitted from now on take upstream's path (those already jitted keep theirs)."""
+    """Callables jitted from now on take Thunder's path (those already jitted keep theirs)."""
     global _enabled
     _enabled = False
 
@@ -50,6 +57,20 @@ def disable() -> None:
 def is_enabled() -> bool:
     """Whether callables jitted now take the fast path, unless ``thunder.jit``'s ``fastpath=`` says otherwise."""
     return _enabled
+
+
+def turn_on_by_default() -> None:
+    """Callables jitted from now on take the fast path, unless ``THUNDER_FASTPATH`` (read at import) says otherwise."""
+    global _enabled
+    if _from_environment is None:
+        _enabled = True
+
+
+def compile_option(fastpath: bool | None) -> dict:
+    """The compile options that carry ``thunder.jit``'s choice: none where the callable takes Thunder's path by
+    default (its compile options are then those it would have without the fast path)."""
+    fast = chosen(fastpath)
+    return {"fastpath": fast} if fast or fastpath is not None else {}
 
 
 def chosen(fastpath: bool | None) -> bool:

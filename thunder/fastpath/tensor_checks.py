@@ -1,6 +1,6 @@
 """The tensor and aliasing checks of a guard (part of ``guard.py``'s ``GuardBuilder``).
 
-Upstream's prologue checks each tensor's shape, device, dtype and requires_grad (``check_tensor_metadata``), and its
+Thunder's prologue checks each tensor's shape, device, dtype and requires_grad (``check_tensor_metadata``), and its
 cache info records which plain strided tensors among the flattened arguments share a storage
 (``alias_tensor_indices``). A guard checks all tensors in one C++ call (dynamo's ``TensorGuards``, built from the call
 that the guard was built after), and the aliasing by comparing storage pointers where it can.
@@ -15,7 +15,7 @@ from thunder.core.pytree import tree_flatten
 from thunder.fastpath.codegen import block
 from thunder.fastpath.guard_steps import DECLINE, MISS, Reason, Step, Unsupported, miss_if
 
-# dynamo's TensorGuards is private torch API: without it an entry that checks tensors keeps upstream's path
+# dynamo's TensorGuards is private torch API: without it an entry that checks tensors keeps Thunder's path
 # (Unsupported). test_guard_codegen.py's test_tensor_guards_behave_as_the_guards_rely_on pins what the guards rely on.
 try:
     from torch._C._dynamo.guards import TensorGuards
@@ -68,13 +68,13 @@ def same_layout_check(tensors):
 def check_tensors_slowly(tensors, specs, kinds):
     """After TensorGuards said no: ``MISS`` where the prologue's checks fail, ``DECLINE`` where they pass but a
     type or layout differs from the ``(type, layout)`` that the guard was built with, else ``True``. The alias check
-    depends on both: upstream's alias detection reads plain strided tensors only, and the guard's alias check reads
+    depends on both: Thunder's alias detection reads plain strided tensors only, and the guard's alias check reads
     storage pointers at the positions that held such tensors when it was built (``alias_check_steps``).
 
     TensorGuards also rejects what the prologue accepts: one tensor under two names where the guard was built with
     two tensors there (see ``tensor_check_steps``), other dispatch keys. Among the latter are functorch's wrappers
     (inside ``torch.vmap``, ``torch.func.grad`` or ``functionalize``, or leaked from them), whose storage pointer
-    upstream's alias detection cannot read: upstream raises on them before trying any entry, so ``DECLINE``.
+    Thunder's alias detection cannot read: Thunder raises on them before trying any entry, so ``DECLINE``.
     """
     for t, (shape, device, dtype, requires_grad) in zip(tensors, specs, strict=True):
         if not tensor_matches(t, shape, device, dtype, requires_grad):
@@ -87,7 +87,7 @@ def check_tensors_slowly(tensors, specs, kinds):
 
 
 def storage_is_readable(t) -> bool:
-    """Whether upstream's alias detection (``populate_cache_info``), which reads the storage pointer of every plain
+    """Whether Thunder's alias detection (``populate_cache_info``), which reads the storage pointer of every plain
     strided tensor, can read this one's."""
     if type(t) is not torch.Tensor or t.layout is not torch.strided:
         return True
@@ -121,10 +121,10 @@ def explain_tensors(tensors, specs, kinds, paths):
         if type(t) is not typ or t.layout is not layout:
             return DECLINE, (
                 f"{paths[i]}: {typ.__name__} ({layout}) expected, {type(t).__name__} ({t.layout}) given; the guard"
-                " leaves such a tensor to upstream's path"
+                " leaves such a tensor to Thunder's path"
             )
         if not storage_is_readable(t):
-            return DECLINE, f"{paths[i]}: a functorch-wrapped tensor, which upstream's alias check cannot read"
+            return DECLINE, f"{paths[i]}: a functorch-wrapped tensor, which Thunder's alias check cannot read"
     return None
 
 
@@ -211,7 +211,7 @@ def tensor_check_steps(specs, observed, overridden_parameters, paths, namespace)
 
 
 def alias_string(args, kwargs) -> str:
-    """``cache_info["alias_tensor_indices"]`` exactly as upstream computes it (the slow, general case)."""
+    """``cache_info["alias_tensor_indices"]`` exactly as Thunder computes it (the slow, general case)."""
     flat, _ = tree_flatten((args, kwargs))
     groups: dict[int, list[int]] = {}
     for index, x in enumerate(flat):
@@ -222,21 +222,21 @@ def alias_string(args, kwargs) -> str:
 
 def _aliasing_reason(expected: str) -> Reason:
     return Reason(
-        "aliasing among the arguments (upstream's alias_tensor_indices: positions that share a storage)",
+        "aliasing among the arguments (Thunder's alias_tensor_indices: positions that share a storage)",
         repr(expected),
         "__alias_string(args, kwargs)",
     )
 
 
 def alias_check_steps(expected: str, top_level, arg_counts, checked, observed_args, observed_kwargs) -> list[Step]:
-    """The alias check: the arguments' storages grouped as upstream's ``alias_tensor_indices`` groups them.
+    """The alias check: the arguments' storages grouped as Thunder's ``alias_tensor_indices`` groups them.
 
     Fast form, for no aliasing expected and every top-level argument unpacked: when each argument is a leaf, the
-    flattened inputs are exactly the arguments, and upstream inspects those that are exactly torch.Tensor with the
+    flattened inputs are exactly the arguments, and Thunder inspects those that are exactly torch.Tensor with the
     strided layout. The guard's own checks establish the type of most arguments (exact tensor types and layouts through
     TensorGuards or check_tensors_slowly, numbers and strings by value: ``checked``); others (a pruned prologue, as
     ThunderFX makes, checks none) are tested here to be what they were when the guard was built: strided
-    torch.Tensors, whose storages count, or ``nn.Parameter``s, which upstream leaves out (ThunderFX passes a module's
+    torch.Tensors, whose storages count, or ``nn.Parameter``s, which Thunder leaves out (ThunderFX passes a module's
     parameters as arguments); anything else takes the general form."""
     reason = _aliasing_reason(expected)
     general = Step((miss_if(f"__alias_string(args, kwargs) != {expected!r}"),), reason)
@@ -251,7 +251,7 @@ def alias_check_steps(expected: str, top_level, arg_counts, checked, observed_ar
         **{("kwargs", k): v for k, v in observed_kwargs.items()},
     }
     unchecked = [name for name in first_name.values() if name not in checked]
-    # Unchecked parameters: upstream's alias detection reads exactly torch.Tensor, so they hold no storage that counts.
+    # Unchecked parameters: Thunder's alias detection reads exactly torch.Tensor, so they hold no storage that counts.
     parameters = {
         name for pos, name in first_name.items() if name in unchecked and type(observed.get(pos)) is Parameter
     }
@@ -285,7 +285,7 @@ def alias_check_steps(expected: str, top_level, arg_counts, checked, observed_ar
 
 def _expected_aliasing(expected: str, first_name: dict, storages: list[str], n_kwargs: int, unchecked) -> list:
     """The fast form of the alias check for arguments that share storage (``f(x, x)``; self-attention's
-    ``mha(q, q, q)``), without keywords (whose flattened order upstream's pytree decides) and with every
+    ``mha(q, q, q)``), without keywords (whose flattened order Thunder's pytree decides) and with every
     argument's type established by the guard: the arguments of each expected group share one storage pointer,
     and the groups and the other strided tensors have distinct ones. Empty where it does not apply."""
     if n_kwargs or unchecked:

@@ -1,4 +1,4 @@
-"""The shared harness of the fast path's tests: calls made on upstream's callable and the fast one side by side, and
+"""The shared harness of the fast path's tests: calls made on Thunder's callable and the fast one side by side, and
 the comparisons made after each (outputs bitwise, autograd facts, in-place updates, exceptions, hits and misses).
 """
 
@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import functools
 import pathlib
 from contextlib import nullcontext
 
-import pytest
 import torch
 
 import thunder
@@ -56,7 +54,7 @@ def assert_bitwise(a, b):
 
 
 def took_fast_path(fast) -> bool:
-    # Upstream's path stamps the host timers on every call; the fast path's hits do not.
+    # Thunder's path stamps the host timers on every call; the fast path's hits do not.
     cs = thunder.compile_stats(fast)
     return cs.last_trace_host_start == took_fast_path.stamp
 
@@ -65,26 +63,7 @@ def hits_misses(f):
     return thunder.cache_hits(f), thunder.cache_misses(f)
 
 
-@functools.cache
-def nvfuser_usable() -> bool:
-    if not torch.cuda.is_available():
-        return False
-    from thunder.executors.nvfuserex import nvfuser_available
-
-    return nvfuser_available()
-
-
-# A test that needs CUDA and nvFuser: skipped without them; `pytest -m nvfuser` picks these on a GPU.
-NVFUSER_MARKS = (pytest.mark.nvfuser, pytest.mark.skipif(not nvfuser_usable(), reason="needs CUDA and nvFuser"))
-
-
-def requires_nvfuser(test):
-    for mark in NVFUSER_MARKS:
-        test = mark(test)
-    return test
-
-
-# The executors of the tests that run on each device (upstream's `instantiate(dtypes=NOTHING, executors=EXECUTORS)`):
+# The executors of the tests that run on each device (Thunder's `instantiate(dtypes=NOTHING, executors=EXECUTORS)`):
 # the torch executor on the CPU and on CUDA, and nvFuser on CUDA where it is usable (nvFuserExecutor is None without).
 EXECUTORS = (TorchExecutor, nvFuserExecutor)
 

@@ -1,5 +1,5 @@
 """Arguments that share storage, tensors of other types, layouts and dispatch keys (sparse, MKL-DNN, nested, inference,
-conjugate, functorch's wrappers): the guard decides as upstream's alias check and prologue do, or declines.
+conjugate, functorch's wrappers): the guard decides as Thunder's alias check and prologue do, or declines.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def test_aliased_inputs():
 
 
 def test_aliased_keyword_arguments_in_any_order():
-    # Keyword arguments reach upstream's alias check flattened by Thunder's pytree, which sorts dict keys: the same
+    # Keyword arguments reach Thunder's alias check flattened by Thunder's pytree, which sorts dict keys: the same
     # tensor as b and c is "1,2" whatever order the caller gave. The entry made for it hits in any order, on the
     # fast path (the general alias check, which must read the keyword arguments too).
     def keywords(*order, alias=False):
@@ -84,7 +84,7 @@ def test_aliasing_when_the_prologue_does_not_check_the_inputs():
     # the arguments' types, tests them itself for its short alias check, and falls back to the general one.
     from thunder.transforms.extraction_only_prologue_transform import ExtractionOnlyPrologueTransform
 
-    def parameter_and_tensor():  # not exactly torch.Tensor: upstream's alias check ignores it, so does the guard
+    def parameter_and_tensor():  # not exactly torch.Tensor: Thunder's alias check ignores it, so does the guard
         return (torch.nn.Parameter(t(5), requires_grad=False), t(5, seed=1)), {}
 
     calls = [
@@ -102,7 +102,7 @@ def test_aliasing_when_the_prologue_does_not_check_the_inputs():
 
 
 def test_aliasing_with_parameters_as_arguments_when_the_prologue_does_not_check_them():
-    # ThunderFX passes a module's parameters as arguments, under a prologue without tensor checks. Upstream's alias
+    # ThunderFX passes a module's parameters as arguments, under a prologue without tensor checks. Thunder's alias
     # check reads only exact torch.Tensors: the guard's short form tests that each argument is still of the kind it
     # was (a Parameter, or a plain tensor whose storage counts), and any other call takes the general form.
     from thunder.transforms.extraction_only_prologue_transform import ExtractionOnlyPrologueTransform
@@ -123,7 +123,7 @@ def test_aliasing_with_parameters_as_arguments_when_the_prologue_does_not_check_
     calls = [
         Call(args()),
         Call(args(), expect_fast=True),
-        Call(args(alias="w and x"), expect_fast=True),  # w is a Parameter: no aliasing that upstream sees
+        Call(args(alias="w and x"), expect_fast=True),  # w is a Parameter: no aliasing that Thunder sees
         Call(args(w_plain=True), expect_fast=True),  # another kind: the general form decides (no aliasing)
         Call(args(x_parameter=True), expect_fast=True),
         Call(args(alias="x and b"), expect_fast=False),  # two plain tensors on one storage: a miss
@@ -138,7 +138,7 @@ def test_aliasing_with_parameters_as_arguments_when_the_prologue_does_not_check_
 
 def test_prologue_without_checks_behaves_as_upstream():
     # PrunePrologueChecks(prune_all_checks=True) leaves the prologue no check at all, the alias check included (the
-    # user vouches for the inputs): upstream then hits its one entry whatever the shapes, dtypes or aliasing, and the
+    # user vouches for the inputs): Thunder then hits its one entry whatever the shapes, dtypes or aliasing, and the
     # guard built from that prologue must neither check more nor fail to build.
     from thunder.transforms.prune_prologue_checks import PrunePrologueChecks
 
@@ -246,7 +246,7 @@ def _leaked_batched_tensor(x):
     ids=["vmap", "vmap_two_inputs", "grad", "functionalize", "leaked_from_vmap", "plain_inside_vmap"],
 )
 def test_torch_func_transforms_behave_as_upstream(n_inputs, make, through):
-    # functorch's wrapped tensors have the shapes and dtypes that the prologue checks, but upstream's alias detection
+    # functorch's wrapped tensors have the shapes and dtypes that the prologue checks, but Thunder's alias detection
     # cannot read their storage pointers and raises before trying any entry; a guard (whose slow tensor check accepts
     # other dispatch keys) must not hit them and return a result.
     fn = (lambda a: (a.sin() * 2).sum()) if n_inputs == 1 else (lambda a, b: (a.sin() * b).sum())
@@ -256,7 +256,7 @@ def test_torch_func_transforms_behave_as_upstream(n_inputs, make, through):
 
 
 def test_empty_tensors_count_as_aliased_like_upstream():
-    # Upstream groups tensors by storage pointer, and every empty storage's pointer is 0.
+    # Thunder groups tensors by storage pointer, and every empty storage's pointer is 0.
     empty_pair = lambda: ((torch.empty(0), torch.empty(0)), {})
     calls = [
         Call(empty_pair),
@@ -268,7 +268,7 @@ def test_empty_tensors_count_as_aliased_like_upstream():
 
 def test_separate_storages_of_one_memory_count_as_aliased_like_upstream():
     # torch.frombuffer twice on one buffer: two storage objects (torch._C._storage_address differs) with one data
-    # pointer, by which upstream groups tensors. A guard comparing storage objects would hit the unaliased entry.
+    # pointer, by which Thunder groups tensors. A guard comparing storage objects would hit the unaliased entry.
     def shared_memory():
         buffer = bytearray(struct.pack("3f", 0.5, -1.25, 3.0))
         return (torch.frombuffer(buffer, dtype=torch.float32), torch.frombuffer(buffer, dtype=torch.float32)), {}
@@ -276,7 +276,7 @@ def test_separate_storages_of_one_memory_count_as_aliased_like_upstream():
     separate = lambda: ((t(3), t(3, seed=1)), {})
     calls = [
         Call(separate),
-        Call(shared_memory, expect_fast=False),  # aliased: another entry, as upstream
+        Call(shared_memory, expect_fast=False),  # aliased: another entry, as Thunder
         Call(shared_memory, expect_fast=True),
         Call(separate, expect_fast=True),
     ]
@@ -293,7 +293,7 @@ def test_inference_mode_and_inference_tensors():
     plain = lambda: ((t(3),), {})
     calls = [
         Call(plain, ctx=torch.no_grad),
-        # other dispatch keys than the guard was built with: the slow tensor check decides (a hit, as upstream)
+        # other dispatch keys than the guard was built with: the slow tensor check decides (a hit, as Thunder)
         Call(plain, ctx=torch.inference_mode, expect_fast=True),
         Call(inference_tensor, ctx=torch.no_grad, expect_fast=True),
         Call(plain, expect_fast=False),  # grad mode on: another entry
@@ -315,7 +315,7 @@ def test_conjugate_and_negative_bits():
 @pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta state:UserWarning")
 def test_tensors_without_strides_keep_upstreams_path():
     # Sparse compressed tensors (CSR, CSC, BSR, BSC) have no strides, which the guard's layout check pins: an entry
-    # made for them keeps upstream's path instead of failing the call that made it. COO has strides and is guarded.
+    # made for them keeps Thunder's path instead of failing the call that made it. COO has strides and is guarded.
     eye = lambda: torch.eye(4) * 3
     kinds = {
         "csr": lambda: eye().to_sparse_csr(),
@@ -335,7 +335,7 @@ def test_tensors_without_strides_keep_upstreams_path():
 
 
 def test_an_entry_made_for_tensors_of_another_layout_behaves_as_upstream():
-    # Upstream's alias detection reads strided tensors only, and its prologue does not check the layout: an entry made
+    # Thunder's alias detection reads strided tensors only, and its prologue does not check the layout: an entry made
     # for one sparse (COO) or MKL-DNN tensor passed twice, or for two of them, expects no aliasing, and a later call
     # with one strided tensor passed twice, or with two views of one storage, misses it. The guard's alias check
     # covers the positions that held strided tensors when it was built, so another layout must not pass its tensor

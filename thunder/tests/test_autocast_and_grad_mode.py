@@ -1,5 +1,5 @@
 """Global state in the cache key (grad mode, autocast, the default dtype and device), and where a hit may leave grad
-mode as it is instead of switching it off as upstream does.
+mode as it is instead of switching it off as Thunder does.
 """
 
 from __future__ import annotations
@@ -68,9 +68,9 @@ def autocast_flag(device):
 @instantiate(dtypes=NOTHING, executors=EXECUTORS)
 def test_hits_under_autocast(executor, device, _):
     # An entry made under CPU's or CUDA's autocast takes the fast path on hits: the guard checks the autocast state
-    # that upstream's cache info holds, the hit calls the entry's functions through upstream's no_autocast decorator
+    # that Thunder's cache info holds, the hit calls the entry's functions through Thunder's no_autocast decorator
     # (autocast off inside; grad mode switched as for any entry, not by the torch.no_grad() decorator) and pushes onto
-    # the compile data's autocast stack as upstream's populate_cache_info does on each call under autocast.
+    # the compile data's autocast stack as Thunder's populate_cache_info does on each call under autocast.
     other = "cuda" if device == "cpu" else "cpu"
     bf16 = lambda: torch.autocast(device, dtype=torch.bfloat16)
     fp16 = lambda: torch.autocast(device, dtype=torch.float16)
@@ -101,11 +101,11 @@ def test_hits_under_autocast(executor, device, _):
         Call(make, ctx=bf16, expect_fast=True, through=and_state),  # the newest entry (autocast off) misses
         Call(make, ctx=lambda: both(bf16, torch.no_grad), expect_fast=False),  # grad mode off: a miss
         Call(make, ctx=lambda: both(bf16, torch.no_grad), expect_fast=True, through=and_state),
-        # CPU's and CUDA's autocast together: upstream raises before trying an entry, and so does the fast path
+        # CPU's and CUDA's autocast together: Thunder raises before trying an entry, and so does the fast path
         Call(make, ctx=lambda: both(bf16, lambda: autocast_flag(other)), expect_fast=False),
-        # An autocast that upstream does not look at, besides this device's: the bf16 entry, as upstream finds it
+        # An autocast that Thunder does not look at, besides this device's: the bf16 entry, as Thunder finds it
         Call(make, ctx=lambda: both(bf16, lambda: autocast_flag("xpu")), expect_fast=True),
-        Call(make, ctx=lambda: autocast_flag("xpu"), expect_fast=False),  # alone: upstream decides
+        Call(make, ctx=lambda: autocast_flag("xpu"), expect_fast=False),  # alone: Thunder decides
     ]
     # mse_loss: the torch executor calls torch's, which autocast would compute in float32 (Thunder's trace: bfloat16)
     f = lambda a, b: ((a @ b).relu() + a, torch.nn.functional.mse_loss(a @ b, b @ a))
@@ -151,8 +151,8 @@ def test_default_dtype():
 
 
 def test_grad_mode_set_inside_the_function_like_upstream():
-    # Upstream reflects a grad-mode change made by the function on the call that traces it (the compiling call),
-    # not on its cache hits; the fast path's hits must leave grad mode as upstream's hits do.
+    # Thunder reflects a grad-mode change made by the function on the call that traces it (the compiling call),
+    # not on its cache hits; the fast path's hits must leave grad mode as Thunder's hits do.
     def switches_off(a):
         torch.set_grad_enabled(False)
         return a * 2
@@ -183,7 +183,7 @@ def test_grad_mode_set_inside_the_function_like_upstream():
 def test_hit_leaves_grad_mode_as_it_is_only_on_the_guards_layout():
     # Grad mode on, no input requiring grad, and new outputs (no views, no inputs) in the call that the entry was
     # guarded after: on that call's sizes and strides the hit calls the computation in grad mode as it is; on any
-    # other layout it switches grad mode off around it, as upstream (outputs may be views there: the next test).
+    # other layout it switches grad mode off around it, as Thunder (outputs may be views there: the next test).
     f = lambda a, b: a * b + a
     up, fast = thunder.jit(f, fastpath=False), thunder.jit(f, fastpath=True)
     a, b = t(4, 6), t(4, 6, seed=1)
@@ -213,7 +213,7 @@ def in_place_outcome(out):
 
 def call_both_comparing_views(up, fast, x):
     """One call of each on ``x``, served by the fast path's guards: outputs, autograd facts, in-place outcome and
-    hits/misses as upstream's. Returns the fast path's output tensors."""
+    hits/misses as Thunder's. Returns the fast path's output tensors."""
     took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
     out_up, out_fast = up(x), fast(x)
     assert_bitwise(out_up, out_fast)
@@ -235,7 +235,7 @@ def call_both_comparing_views(up, fast, x):
 )
 def test_outputs_that_are_views_keep_upstreams_grad_switch(fn, grad_free, views):
     # A view records the grad mode it was made in (its creation meta): an output that is a view must be made with
-    # grad mode off, as upstream makes it. The entry is guarded after a call with the transposed input.
+    # grad mode off, as Thunder makes it. The entry is guarded after a call with the transposed input.
     up, fast = thunder.jit(fn, fastpath=False), thunder.jit(fn, fastpath=True)
     transposed = t(6, 4).t()
     contiguous = transposed.contiguous()

@@ -120,13 +120,13 @@ def two_layers(x, w1, w2):
                 lambda out: out.backward(torch.ones_like(out)),
                 # a second backward of a graph that the first freed: the same error both ways
                 lambda out: (out.sum().backward(), out.sum().backward()),
-                # a retained graph keeps its saved tensors, as upstream's does
+                # a retained graph keeps its saved tensors, as Thunder's does
                 lambda out: out.sum().backward(retain_graph=True),
                 lambda out: (out.sum().backward(retain_graph=True), out.sum().backward()),
                 # no backward: the saved view of an output must not keep the graph alive (pytorch/pytorch#94990)
                 lambda out: None,
                 # anomaly mode checks every gradient for NaN with .item(), the link tensor's on the meta device too:
-                # upstream raises RuntimeError, and so must the fast path
+                # Thunder raises RuntimeError, and so must the fast path
                 _backward_in_anomaly_mode,
             ],
             ids=["sum", "ones", "twice", "retain_graph", "retain_graph_then_again", "no_backward", "anomaly_mode"],
@@ -135,8 +135,8 @@ def two_layers(x, w1, w2):
 )
 def test_training_hits_connect_to_autograd_like_upstream(executor, device, _, backward):
     # Hits of an entry with a backward connect the outputs through thunder/fastpath/autograd.py's Functions (an
-    # empty meta tensor links the two, where upstream makes it with torch.randn). Same outputs, graph (node names),
-    # gradients or error, saved tensors released as upstream releases them, and the random state left alone.
+    # empty meta tensor links the two, where Thunder makes it with torch.randn). Same outputs, graph (node names),
+    # gradients or error, saved tensors released as Thunder releases them, and the random state left alone.
     up = thunder.jit(two_layers, fastpath=False, executors=executor.executors_list())
     fast = thunder.jit(two_layers, fastpath=True, executors=executor.executors_list())
 
@@ -169,7 +169,7 @@ def test_training_hits_connect_to_autograd_like_upstream(executor, device, _, ba
 
 
 def test_training_hits_without_split_autograd_keep_upstreams_function():
-    # thunderfx_disable_split_autograd (a compile option that ThunderFX sets): one Function, upstream's.
+    # thunderfx_disable_split_autograd (a compile option that ThunderFX sets): one Function, Thunder's.
     up = thunder.jit(two_layers, fastpath=False, thunderfx_disable_split_autograd=True)
     fast = thunder.jit(two_layers, fastpath=True, thunderfx_disable_split_autograd=True)
     for _ in range(3):
@@ -195,10 +195,10 @@ def test_training_hits_without_split_autograd_keep_upstreams_function():
     decorators=(pytest.mark.parametrize("form", ["create_graph", "backward_under_autocast"]),),
 )
 def test_backward_forms_that_keep_upstreams_layers(executor, device, _, form):
-    # ThunderFunction.backward runs the compiled backward bare where upstream's layers change nothing. With
-    # create_graph=True grad mode is on inside the backward: upstream's once_differentiable backward runs (its
+    # ThunderFunction.backward runs the compiled backward bare where Thunder's layers change nothing. With
+    # create_graph=True grad mode is on inside the backward: Thunder's once_differentiable backward runs (its
     # gradients carry a node that raises on a second-order backward). A backward under autocast runs the compiled
-    # backward through upstream's no_autocast layer.
+    # backward through Thunder's no_autocast layer.
     up = thunder.jit(two_layers, fastpath=False, executors=executor.executors_list())
     fast = thunder.jit(two_layers, fastpath=True, executors=executor.executors_list())
 

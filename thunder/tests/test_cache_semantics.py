@@ -30,7 +30,7 @@ from fastpath_harness import (
 
 
 def test_computation_that_raises_on_a_hit():
-    # An index out of range is found only when the computation runs: on a hit, the same exception as upstream, the
+    # An index out of range is found only when the computation runs: on a hit, the same exception as Thunder, the
     # same counts, and grad mode as the caller had it, on the guard's layout (no switch) and on another (switched).
     def f(x, index):
         return x[index] * 2
@@ -55,7 +55,7 @@ def test_computation_that_raises_on_a_hit():
 @pytest.mark.parametrize("requires_grad", [False, True])
 def test_entry_whose_first_call_raised_gets_its_guard(requires_grad):
     # A new shape whose first call raises in the computation (as an out-of-memory error would) leaves a cache entry.
-    # It gets its guard all the same: the older entry's hits stay fast, and its own hits raise as upstream's do.
+    # It gets its guard all the same: the older entry's hits stay fast, and its own hits raise as Thunder's do.
     # An error while tracing (a number that the function rejects) leaves no entry and changes nothing.
     def f(x, index, n=1):
         if n > 1:
@@ -91,10 +91,10 @@ class ScaledByBuffer(torch.nn.Module):
 
 @pytest.mark.parametrize("converted", ["model", "thunder_module"])
 def test_entry_whose_prologue_failed_on_its_first_call_gets_no_guard(converted):
-    # After `jitted.double()` (or `jitted._model.double()`) upstream traces the buffer as float64 but its prologue
+    # After `jitted.double()` (or `jitted._model.double()`) Thunder traces the buffer as float64 but its prologue
     # reads the ThunderModule's float32 copy (`_overrides_buffers`), so each call with float64 inputs compiles an
     # entry whose prologue then raises. No lookup returns such an entry, so none gets a guard (one built from such a
-    # call would pin the float32 buffer it saw and hit where the prologue fails), and each call raises as upstream's.
+    # call would pin the float32 buffer it saw and hit where the prologue fails), and each call raises as Thunder's.
     up = thunder.jit(ScaledByBuffer(), fastpath=False)
     fast = thunder.jit(ScaledByBuffer(), fastpath=True)
     x = lambda dtype: Call(lambda: ((t(4, dtype=dtype),), {}))
@@ -116,12 +116,12 @@ def test_call_that_raised_keeps_its_exception_when_the_guard_cannot_be_built(mon
     def f(x, index):
         return torch.index_select(x, 0, index) * 2
 
-    fast = thunder.jit(f)
+    fast = thunder.jit(f, fastpath=True)
     monkeypatch.setattr(thunder.fastpath.dispatch, "build_guard", lambda *a, **k: 1 / 0)
     with pytest.raises(IndexError), pytest.warns(GuardBuildWarning, match="ZeroDivisionError"):
         fast(t(4), torch.tensor([7]))
     monkeypatch.undo()
-    # The entry keeps upstream's path, with upstream's exceptions and results, and is not tried again.
+    # The entry keeps Thunder's path, with Thunder's exceptions and results, and is not tried again.
     state = fast._lc_fastpath_state
     assert state.hits == () and "ZeroDivisionError while building the guard" in state.unsupported[0]
     with pytest.raises(IndexError):
@@ -132,17 +132,17 @@ def test_call_that_raised_keeps_its_exception_when_the_guard_cannot_be_built(mon
 
 
 def test_guard_that_cannot_be_built_leaves_the_entry_on_upstreams_path(monkeypatch):
-    # An unexpected error while the guard is built (a generator bug) must not cost the caller upstream's result.
+    # An unexpected error while the guard is built (a generator bug) must not cost the caller Thunder's result.
     def f(x, y):
         return x * y + 1
 
-    up, fast = thunder.jit(f, fastpath=False), thunder.jit(f)
+    up, fast = thunder.jit(f, fastpath=False), thunder.jit(f, fastpath=True)
     same_shape = lambda n: Call(lambda: ((t(n), t(n)), {}))
     monkeypatch.setattr(thunder.fastpath.dispatch, "build_guard", lambda *a, **k: 1 / 0)
-    with pytest.warns(GuardBuildWarning, match="keeps upstream's path"):
+    with pytest.warns(GuardBuildWarning, match="keeps Thunder's path"):
         compare_call(up, fast, same_shape(3))
     monkeypatch.undo()
-    # The newer entry (shape 4) gets its guard; the failed one does not, and calls of shape 3 take upstream's path.
+    # The newer entry (shape 4) gets its guard; the failed one does not, and calls of shape 3 take Thunder's path.
     served = [compare_call(up, fast, same_shape(n), i) for i, n in enumerate([3, 3, 4, 4, 3, 4], start=1)]
     assert served == [False, False, False, True, False, True]
     state = fast._lc_fastpath_state
@@ -176,7 +176,7 @@ def test_constant_values_numbers_and_strings():
 def test_bools_ints_and_signed_zeros_as_upstream():
     # True == 1 and -0.0 == 0.0 in Python. The prologue checks a number's exact type, so a bool does not hit an int's
     # entry, nor an int a bool's (an isinstance check would let True in: bool is an int); and it compares the value
-    # with ==, so -0.0 hits the entry made for 0.0, whose outputs have the signs of 0.0's products: upstream's, which
+    # with ==, so -0.0 hits the entry made for 0.0, whose outputs have the signs of 0.0's products: Thunder's, which
     # the fast path gives too (assert_bitwise compares the signs of zeros).
     def f(a, n):
         return a * n
@@ -228,19 +228,19 @@ def test_symbolic_values():
     ]
     up, fast = run_differential(f, calls, cache="symbolic values")
     assert thunder.cache_hits(fast) >= 2
-    # Under "symbolic values" upstream 0.2.6 does not check a torch.Size argument's values either: reshaping to (3, 2)
-    # after (2, 3) hits the first entry and returns (2, 3).
+    # Under "symbolic values" Thunder's prologue does not check a torch.Size argument's values either: reshaping to
+    # (3, 2) after (2, 3) hits the first entry and returns (2, 3).
     calls = [
         Call(lambda s=s: ((t(6), torch.Size(s)), {}), expect_fast=expect)
         for s, expect in [((2, 3), False), ((2, 3), True), ((3, 2), True)]
     ]
     up, _ = run_differential(lambda a, s: a.reshape(s), calls, cache="symbolic values")
-    assert up(t(6), torch.Size([3, 2])).shape == (2, 3)  # upstream's stale entry; when this fails, upstream changed
+    assert up(t(6), torch.Size([3, 2])).shape == (2, 3)  # Thunder's stale entry; when this fails, Thunder changed
 
 
 def test_symbolic_values_check_the_types_of_numbers():
-    # Thunder after 0.2.6 checks a number's type under "symbolic values" (check_instance in the prologue); 0.2.6
-    # checks nothing. Either way the fast path decides as upstream's lookup does.
+    # Under "symbolic values" a prologue with check_instance checks a number's type; one without checks nothing.
+    # Either way the fast path decides as Thunder's lookup does.
     calls = [Call(lambda n=n: ((t(3), n), {})) for n in (2, 3, 2.5, 2.5, True, 4)]
     up, fast = run_differential(lambda a, n: a * n, calls, cache="symbolic values")
     assert fast._lc_fastpath_state.unsupported == []
@@ -270,7 +270,7 @@ def test_containers_kwargs_and_varying_arity():
         Call(lambda: ((t(3), t(3), t(3)), {"scale": 2.0}), expect_fast=True),
         Call(lambda: ((t(3),), {"extra": extra()}), expect_fast=False),
         Call(lambda: ((t(3),), {"extra": extra()}), expect_fast=True),
-        # upstream's prologue does not check the length of a list it reads from: a hit, for both
+        # Thunder's prologue does not check the length of a list it reads from: a hit, for both
         Call(lambda: ((t(3),), {"extra": {**extra(), "list": [t(3), t(3), t(3)]}}), expect_fast=True),
         Call(lambda: ((t(3),), {"z": t(3), "y": t(3, seed=2)}), expect_fast=False),
         Call(lambda: ((t(3),), {"y": t(3, seed=2), "z": t(3)}), expect_fast=True),
@@ -303,7 +303,7 @@ def test_device_argument():
 
 def test_external_cache_clear_is_noticed():
     f = lambda a: a * 3
-    fast = thunder.jit(f)
+    fast = thunder.jit(f, fastpath=True)
     a = t(2)
     fast(a), fast(a)
     thunder.compile_stats(fast).interpreter_cache.clear()
@@ -370,7 +370,7 @@ def test_older_entries_hit_without_the_guards_of_other_shapes():
         Call(lambda: ((t(2, 3, dtype=torch.float64), t(2, 3)), {}), expect_fast=True),
         Call(lambda: ((t(5), t(5)), {}), expect_fast=False),  # a shape no entry requires: a miss
         Call(lambda: ((t(5), t(5)), {}), expect_fast=True),
-        Call(lambda: ((t(2, 3), None), {})),  # raises like upstream
+        Call(lambda: ((t(2, 3), None), {})),  # raises like Thunder
         Call(lambda: ((), {"a": t(3, 3), "b": t(3, 3)}), expect_fast=False),  # keywords: a new entry
         Call(lambda: ((), {"a": t(3, 3), "b": t(3, 3)}), expect_fast=True),
         Call(lambda: ((t(3, 3), t(3, 3)), {}), expect_fast=True),
@@ -387,7 +387,7 @@ def test_older_entries_hit_without_the_guards_of_other_shapes():
     assert hit_functions_run(fast, t(4), t(4)) == 2
     assert hit_functions_run(fast, 2.0, t(3)) == 2
     assert hits_misses(fast) == (hits + 3, misses)
-    # No entry requires (6,): only the guards of those that require no shape, then upstream's path (a miss).
+    # No entry requires (6,): only the guards of those that require no shape, then Thunder's path (a miss).
     assert hit_functions_run(fast, t(6), t(6)) == 1
     assert hits_misses(fast) == (hits + 3, misses + 1)
 
@@ -443,7 +443,7 @@ def _thunder_transforms():
 @pytest.mark.parametrize("transform", ["prune_module_checks", "prune_all_checks", "constant_folding"])
 @pytest.mark.parametrize("subject", ["function", "module"])
 def test_thunder_transforms_that_change_the_prologue_or_the_computation(transform, subject):
-    # Transforms rewrite the prologue (fewer checks: upstream then reuses entries for inputs that do not fit them, and
+    # Transforms rewrite the prologue (fewer checks: Thunder then reuses entries for inputs that do not fit them, and
     # so must the fast path) or the computation; the guard is built from the prologue as transformed.
     same = lambda n: lambda: ((t(3, n), t(3, n, seed=1), 2), {})
     calls = [

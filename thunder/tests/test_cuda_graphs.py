@@ -1,6 +1,6 @@
-"""Training under CUDA graphs (``thunder.transforms.cudagraph.CUDAGraphTransform``) on the fast path against upstream
-with the same transform: losses and parameters bitwise over several steps, a shape change that misses as upstream's
-does, dropout's random numbers, and CUDA memory that does not grow from step to step. CUDA only (marker ``nvfuser``).
+"""Training under CUDA graphs (``thunder.transforms.cudagraph.CUDAGraphTransform``) on the fast path against Thunder
+with the same transform: losses and parameters bitwise over several steps, a shape change that misses as Thunder's
+does, dropout's random numbers, and CUDA memory that does not grow from step to step. CUDA and nvFuser only.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import torch
 
 import thunder
 import thunder.fastpath
+from thunder.tests.framework import requiresCUDA, requiresNVFuser
 
-from fastpath_harness import assert_bitwise, hits_misses, requires_nvfuser
+from fastpath_harness import assert_bitwise, hits_misses
 
 
 class Classifier(torch.nn.Module):
@@ -63,7 +64,8 @@ def assert_same_state(pair):
     assert hits_misses(j_up) == hits_misses(j_fast)
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 def test_graphed_training_matches_upstream_bitwise():
     pair = graphed_pair(Classifier())
     assert thunder.fastpath.is_fast(pair[True][1]) and not thunder.fastpath.is_fast(pair[False][1])
@@ -74,7 +76,8 @@ def test_graphed_training_matches_upstream_bitwise():
     assert thunder.cache_hits(pair[True][1]) == 5
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 def test_shape_change_misses_and_gives_upstreams_results():
     pair = graphed_pair(Classifier())
     for n in (16, 16, 8, 8, 16):
@@ -86,7 +89,8 @@ def test_shape_change_misses_and_gives_upstreams_results():
     assert "shape" in str(reasons[-1])
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 def test_dropout_random_numbers_match_upstream():
     pair = graphed_pair(Classifier(dropout=0.5))
     for i in range(4):
@@ -95,7 +99,8 @@ def test_dropout_random_numbers_match_upstream():
         assert_same_state(pair)
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 def test_cuda_memory_does_not_grow_over_steps():
     pair = graphed_pair(Classifier())
     x, y = batch(16)

@@ -1,6 +1,6 @@
 """Why a call missed (``thunder.fastpath.recompile_reasons``), the per-callable statistics (``stats``) and the
 ``thunder.fastpath`` logger: one test per kind of miss that the guards decide, each naming the argument and both
-values; misses, hits and counts as upstream's."""
+values; misses, hits and counts as Thunder's."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def reasons_after(f, *calls):
 
 
 def test_first_call_and_record_numbers():
-    f = thunder.jit(lambda a: a * 2)
+    f = thunder.jit(lambda a: a * 2, fastpath=True)
     f(t(3)), f(t(3)), f(t(4))
     records = recompile_reasons(f)
     assert [r.call for r in records] == [1, 3]
@@ -36,14 +36,14 @@ def test_first_call_and_record_numbers():
 
 
 def test_shape():
-    f = thunder.jit(lambda x, y: x + y)
+    f = thunder.jit(lambda x, y: x + y, fastpath=True)
     assert reasons_after(f, lambda f: f(t(8, 8), t(8, 8)), lambda f: f(t(16, 8), t(16, 8))) == [
         "entry 0 failed: args[0] (x): shape (8, 8) expected, (16, 8) given"
     ]
 
 
 def test_dtype_device_and_requires_grad():
-    f = thunder.jit(lambda x: x * 2)
+    f = thunder.jit(lambda x: x * 2, fastpath=True)
     assert reasons_after(f, lambda f: f(t(3)), lambda f: f(t(3, dtype=torch.bfloat16))) == [
         "entry 0 failed: args[0] (x): dtype torch.float32 expected, torch.bfloat16 given"
     ]
@@ -57,13 +57,13 @@ def test_dtype_device_and_requires_grad():
 
 def test_strides_are_no_miss():
     # Thunder's cache does not key on strides: another layout hits (nvFuser regions pick their definition inside).
-    f = thunder.jit(lambda x: x * 2)
+    f = thunder.jit(lambda x: x * 2, fastpath=True)
     f(t(3, 3)), f(t(3, 3).t()), f(t(3, 6)[:, ::2])
     assert len(recompile_reasons(f)) == 1 and hits_misses(f) == (2, 1)
 
 
 def test_grad_mode_autocast_and_default_dtype():
-    f = thunder.jit(lambda x: x + torch.ones(3))
+    f = thunder.jit(lambda x: x + torch.ones(3), fastpath=True)
     f(t(3))
     with torch.no_grad():
         assert reasons_after(f, lambda f: f(t(3))) == ["entry 0 failed: grad mode: enabled expected, disabled given"]
@@ -78,7 +78,7 @@ def test_grad_mode_autocast_and_default_dtype():
 
 
 def test_an_entry_made_under_autocast():
-    f = thunder.jit(lambda a, b: a @ b)
+    f = thunder.jit(lambda a, b: a @ b, fastpath=True)
     with torch.autocast("cpu", dtype=torch.bfloat16):
         f(t(2, 2), t(2, 2))
     assert reasons_after(f, lambda f: f(t(2, 2), t(2, 2))) == [
@@ -87,7 +87,7 @@ def test_an_entry_made_under_autocast():
 
 
 def test_python_values_under_constant_values():
-    f = thunder.jit(lambda x, n, s: x * n if s == "mul" else x + n)
+    f = thunder.jit(lambda x, n, s: x * n if s == "mul" else x + n, fastpath=True)
     f(t(3), 3, "mul")
     assert reasons_after(f, lambda f: f(t(3), 4, "mul")) == [
         "entry 0 failed: args[1] (n): value 3 expected, 4 given (cache=constant values)"
@@ -101,7 +101,7 @@ def test_python_values_under_constant_values():
 
 
 def test_arity_and_keyword_arguments():
-    f = thunder.jit(lambda *xs, **kw: sum(xs) * len(kw))
+    f = thunder.jit(lambda *xs, **kw: sum(xs) * len(kw), fastpath=True)
     f(t(3), t(3), k=1)
     assert reasons_after(f, lambda f: f(t(3), t(3), t(3), k=1)) == [
         "entry 0 failed: number of positional arguments: 2 expected, 3 given"
@@ -109,11 +109,11 @@ def test_arity_and_keyword_arguments():
 
 
 def test_aliasing_between_arguments():
-    f = thunder.jit(lambda a, b: a * b)
+    f = thunder.jit(lambda a, b: a * b, fastpath=True)
     f(t(4), t(4, seed=1))
     x = t(4)
     assert reasons_after(f, lambda f: f(x, x)) == [
-        "entry 0 failed: aliasing among the arguments (upstream's alias_tensor_indices: positions that share a"
+        "entry 0 failed: aliasing among the arguments (Thunder's alias_tensor_indices: positions that share a"
         " storage): '' expected, '0,1' given"
     ]
 
@@ -127,7 +127,7 @@ def uses_a_global(x):
 
 def test_a_changed_global():
     global SCALE
-    f = thunder.jit(uses_a_global)
+    f = thunder.jit(uses_a_global, fastpath=True)
     f(t(3))
     try:
         SCALE = 3.0
@@ -150,9 +150,9 @@ class Scaled(torch.nn.Module):
 
 
 def test_module_parameters_buffers_and_attributes():
-    m = thunder.jit(Scaled())
+    m = thunder.jit(Scaled(), fastpath=True)
     m(t(2, 4))
-    # A buffer replaced by one of another dtype: a miss, whose new entry then fails its own prologue (upstream traces
+    # A buffer replaced by one of another dtype: a miss, whose new entry then fails its own prologue (Thunder traces
     # the model's buffer and checks the ThunderModule's, test_upstream_quirks.py); the record is made all the same.
     m.set_buffer("scale", torch.full((4,), 2.0, dtype=torch.float64))
     with pytest.raises(AssertionError, match="expected tensor"):
@@ -173,17 +173,17 @@ def test_module_parameters_buffers_and_attributes():
 
 @pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta state:UserWarning")
 def test_declined_and_unguarded_entries_are_said_so():
-    # A tensor of another type than the entry's: the guard cannot tell, upstream's path decides.
-    f = thunder.jit(lambda x: x * 2)
+    # A tensor of another type than the entry's: the guard cannot tell, Thunder's path decides.
+    f = thunder.jit(lambda x: x * 2, fastpath=True)
     f(t(3))
     f(torch.nn.Parameter(t(3)))  # requires grad: a miss, whose record says that the older entry's guard declined
     reasons = [str(v) for v in recompile_reasons(f)[-1].entries]
     assert reasons == ["entry 0 failed: args[0] (x): requires_grad False expected, True given"]
-    f(torch.nn.Parameter(t(3), requires_grad=False))  # the first entry, decided by upstream's path: a hit
+    f(torch.nn.Parameter(t(3), requires_grad=False))  # the first entry, decided by Thunder's path: a hit
     assert hits_misses(f) == (1, 2) and "declined" in str(stats(f))
     assert any("Parameter" in why for why in stats(f).decline_reasons)
     # An entry without a guard: the record says why it has none.
-    g = thunder.jit(lambda x: x * 2)
+    g = thunder.jit(lambda x: x * 2, fastpath=True)
     g(torch.eye(3).to_sparse_csr())
     g(t(3))
     assert [v.outcome for v in recompile_reasons(g)[-1].entries] == ["no guard"]
@@ -191,7 +191,7 @@ def test_declined_and_unguarded_entries_are_said_so():
 
 
 def test_stats_count_what_the_callable_did():
-    f = thunder.jit(lambda x: x * 2)
+    f = thunder.jit(lambda x: x * 2, fastpath=True)
     for n in (3, 3, 3, 4, 3):
         f(t(n))
     s = stats(f)
@@ -204,7 +204,7 @@ def test_stats_count_what_the_callable_did():
 
 
 def test_a_miss_is_logged_at_info(caplog):
-    f = thunder.jit(lambda x: x * 2)
+    f = thunder.jit(lambda x: x * 2, fastpath=True)
     with caplog.at_level(logging.INFO, logger="thunder.fastpath"):
         f(t(3)), f(t(3)), f(t(4))
     messages = [r.getMessage() for r in caplog.records if r.name == "thunder.fastpath"]
@@ -235,7 +235,7 @@ def test_environment_variable_switches_the_log_on():
 
 def test_hits_run_no_explaining_code():
     # The explaining form is compiled on the first miss that needs it, never for a hit.
-    f = thunder.jit(lambda x: x * 2)
+    f = thunder.jit(lambda x: x * 2, fastpath=True)
     for _ in range(3):
         f(t(3))
     guard = f._lc_fastpath_state.hits[0].guard

@@ -30,7 +30,7 @@ from fastpath_harness import (
 def test_guard_tells_whether_computation_inputs_require_grad():
     # The hit may leave grad mode as it is only where no tensor input requires grad (nvfuser.py's single regions).
     for requires_grad in (False, True):
-        fast = thunder.jit(lambda a, b: a * b)
+        fast = thunder.jit(lambda a, b: a * b, fastpath=True)
         with torch.no_grad():
             fast(t(2, 2, requires_grad=requires_grad), t(2, 2))
         assert newest_hit(fast).guard.no_grad_inputs is not requires_grad
@@ -40,7 +40,7 @@ class TestGeneratedGuards(expecttest.TestCase):
     # Pinned sources of representative hit functions (guard, then the call); refresh with EXPECTTEST_ACCEPT=1
     # after a deliberate change.
     def test_function_guard(self):
-        fast = thunder.jit(lambda a, b, n: a * b + n)
+        fast = thunder.jit(lambda a, b, n: a * b + n, fastpath=True)
         fast(t(2, 3), t(2, 3), 3)
         self.assertExpectedInline(
             hit_source(fast),
@@ -82,7 +82,7 @@ def hit(args, kwargs):
         )
 
     def test_module_guard(self):
-        fast = thunder.jit(torch.nn.Linear(4, 2))
+        fast = thunder.jit(torch.nn.Linear(4, 2), fastpath=True)
         with torch.no_grad():
             fast(t(3, 4))
         self.assertExpectedInline(
@@ -132,9 +132,9 @@ def hit(args, kwargs):
         )
 
     def test_autocast_entry_hit(self):
-        # An entry made under autocast: its state checked, the push that upstream makes per call, and the computation
-        # through upstream's no_autocast decorator (autocast off inside), with grad mode as for any entry.
-        fast = thunder.jit(lambda a, b: a @ b)
+        # An entry made under autocast: its state checked, the push that Thunder makes per call, and the computation
+        # through Thunder's no_autocast decorator (autocast off inside), with grad mode as for any entry.
+        fast = thunder.jit(lambda a, b: a @ b, fastpath=True)
         with torch.autocast("cpu", dtype=torch.bfloat16):
             fast(t(2, 3), t(3, 2))
         hit = fast._lc_fastpath_state.hits[0]
@@ -179,7 +179,7 @@ def hit(args, kwargs):
 
 
 def test_guard_declines_tensor_subclasses():
-    fast = thunder.jit(lambda a: a * 2)
+    fast = thunder.jit(lambda a: a * 2, fastpath=True)
     fast(t(3))
     guard = fast._lc_fastpath_state.hits[0].guard.check
     assert guard((t(3),), {}) not in (MISS, DECLINE)
@@ -226,26 +226,29 @@ def test_entries_keep_upstreams_path_without_tensor_guards(executor, device, _, 
     f = lambda x, n: x.sin() * n
     up, fast = (
         thunder.jit(f, fastpath=False, executors=executor.executors_list()),
-        thunder.jit(f, executors=executor.executors_list()),
+        thunder.jit(f, executors=executor.executors_list(), fastpath=True),
     )
     served = [compare_call(up, fast, with_tensor(n), i) for i, n in enumerate([2, 2, 3, 2, 3])]
     assert served == [False] * 5 and hits_misses(fast) == (3, 2)
     state = fast._lc_fastpath_state
     assert state.hits == () and all("TensorGuards" in reason for reason in state.unsupported)
-    if executor.name == "nvfuser":  # regions keep upstream's wrapper
+    if executor.name == "nvfuser":  # regions keep Thunder's wrapper
         from thunder.fastpath.nvfuser import FusionRegion
 
         assert fusion_regions(fast) and all(type(r) is not FusionRegion for r in fusion_regions(fast))
     # An entry without tensor inputs needs no tensor guard and still gets its guard.
     numbers_only = lambda n: Call(lambda: ((n,), {}))
-    up, fast = thunder.jit(lambda n: torch.ones(2) * n, fastpath=False), thunder.jit(lambda n: torch.ones(2) * n)
+    up, fast = (
+        thunder.jit(lambda n: torch.ones(2) * n, fastpath=False),
+        thunder.jit(lambda n: torch.ones(2) * n, fastpath=True),
+    )
     served = [compare_call(up, fast, numbers_only(n), i) for i, n in enumerate([2, 2, 3, 2])]
     assert served == [False, True, False, True]
 
 
 def test_tensor_matches_agrees_with_the_prologues_check():
     # After TensorGuards says no, a guard decides MISS with tensor_matches: it must pass exactly where the
-    # prologue's check_tensor_metadata passes (None in a guard's shape is a symbolic dim, a NumberProxy upstream).
+    # prologue's check_tensor_metadata passes (None in a guard's shape is a symbolic dim, a NumberProxy Thunder).
     # The explaining form (explain_tensors) must reach the same verdict as the fast form's check_tensors_slowly.
     from thunder.core.proxies import IntegerProxy
     from thunder.core.trace import TraceCtx, tracectx
@@ -300,12 +303,12 @@ def test_tensor_matches_agrees_with_the_prologues_check():
 
 
 # The prologue checks that Python's executor implements and that guards do not translate: an entry whose prologue
-# has one keeps upstream's path (``stats`` says why).
+# has one keeps Thunder's path (``stats`` says why).
 UNTRANSLATED_CHECKS = {"check_bool_conversion", "check_empty", "check_python_repr", "check_type"}
 
 
 def test_every_prologue_check_is_translated_or_known_not_to_be():
-    # A check that Thunder adds to its prologues must not silently send every entry that has it to upstream's path:
+    # A check that Thunder adds to its prologues must not silently send every entry that has it to Thunder's path:
     # this fails until it is translated (prologue_checks._HANDLERS) or listed above.
     from thunder.executors.pythonex import ex
     from thunder.fastpath.prologue_checks import _HANDLERS

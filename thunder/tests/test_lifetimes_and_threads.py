@@ -1,6 +1,6 @@
-"""Object lifetimes and threads: a jitted callable, its inputs and outputs are freed as upstream's are (no reference
+"""Object lifetimes and threads: a jitted callable, its inputs and outputs are freed as Thunder's are (no reference
 cycle, nothing kept); threads that call one jitted callable each keep their own grad mode, and the entries they make
-get their guards and serve later hits (NOTE [Threads] in thunder/fastpath/publication.py).
+get their guards and serve later hits (NOTE "Threads" in thunder/fastpath/publication.py).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from fastpath_harness import (
 
 @contextlib.contextmanager
 def cycle_collector_off():
-    """Collects what earlier code left in reference cycles (upstream's tracing leaves some that hold the module it
+    """Collects what earlier code left in reference cycles (Thunder's tracing leaves some that hold the module it
     traced), then keeps the cycle collector off: what is freed inside was freed by reference counting alone, as
     soon as its last reference went."""
     gc.collect()
@@ -58,7 +58,7 @@ def _jitted_and_called(fastpath, device, executors):
 @instantiate(dtypes=NOTHING, executors=EXECUTORS)
 def test_jitted_callables_are_freed_without_the_cycle_collector_like_upstream(executor, device, _):
     # The fast callable, its guards and the module's weak reference must not keep a dropped callable (and the module
-    # it wraps, with its parameters) alive where upstream's is freed. Upstream's callables make no reference cycle
+    # it wraps, with its parameters) alive where Thunder's is freed. Thunder's callables make no reference cycle
     # (its test_jit_nn_module_cycle_leak checks that a jitted CUDA module's memory is freed as soon as the last
     # reference goes): the fast path's guards, generated hit functions and state must not make one either, or the
     # module would live on until the cycle collector ran. (Freed at once implies collected: this test replaces
@@ -77,7 +77,7 @@ def test_jitted_callables_are_freed_without_the_cycle_collector_like_upstream(ex
 @instantiate(dtypes=NOTHING, executors=EXECUTORS)
 def test_inputs_and_outputs_are_freed_at_once_like_upstream(executor, device, _):
     # Guards and nvFuser regions are built from the call that used an entry (its arguments, its outputs): they must
-    # keep neither, nor may hits keep later calls' tensors, while the jitted callables live on. Upstream frees each
+    # keep neither, nor may hits keep later calls' tensors, while the jitted callables live on. Thunder frees each
     # call's tensors as soon as the last reference goes, so the cycle collector is off here. The strided calls hit
     # Thunder's cache with a layout that an nvFuser region has not seen (it prepares another definition); the calls
     # with an input that requires grad keep tensors for backward in their outputs' graph, freed with the outputs.
@@ -116,7 +116,7 @@ def test_inputs_and_outputs_are_freed_at_once_like_upstream(executor, device, _)
 
 
 def test_each_thread_hits_with_its_own_grad_mode():
-    # Grad mode is thread-local: a hit must be decided by the calling thread's state. (Upstream 0.2.6 does not
+    # Grad mode is thread-local: a hit must be decided by the calling thread's state. (Thunder's own path may not
     # pass this: each call ends with set_grad_enabled(cd.is_grad_enabled), a field that every thread's call
     # writes, so a thread under no_grad can leave a call with grad mode on. The fast path's hits do not write
     # or restore grad mode, so only the fast callable is checked here, against eager semantics.)
@@ -210,7 +210,7 @@ def run_in_threads(n_threads: int, work) -> list:
 
 def assert_counts_add_up(jitted):
     """``stats`` counts what happened: no counter below zero, calls = hits + misses, and the hits served by guards are
-    exactly the hits that no call through upstream's path made (those calls less the misses among them)."""
+    exactly the hits that no call through Thunder's path made (those calls less the misses among them)."""
     s = thunder.fastpath.stats(jitted)
     upstream_calls = sum(s.upstream_path_calls.values())
     assert min(s.calls, s.hits, s.misses, s.served_by_guards, upstream_calls, *s.upstream_path_calls.values()) >= 0
@@ -220,7 +220,7 @@ def assert_counts_add_up(jitted):
 
 
 def test_entries_made_by_threads_serve_later_hits():
-    # Eight threads call one function over twelve shapes at once: upstream's cache may get two entries for a shape
+    # Eight threads call one function over twelve shapes at once: Thunder's cache may get two entries for a shape
     # (two threads compile it at once), as it does without the fast path. Each entry's guard is built from a call that
     # its lookup returned, so every entry gets one, and afterwards the calls of one thread over the same shapes are
     # served by guards (the guards of entries attributed to the wrong call would fail or decline for good).
@@ -272,7 +272,7 @@ def test_module_called_from_threads_in_both_grad_modes():
     # field in the compile data, written by every call, a thread under no_grad can make another thread's entry for
     # grad mode without its backward. A fast callable keeps it per thread: grad_mode.py.)
     model = TwoLayers()
-    jitted = thunder.jit(model)
+    jitted = thunder.jit(model, fastpath=True)
     inputs = [t(n, 8, seed=n) for n in (1, 3, 5)]
     with torch.no_grad():
         expected = [model(x) for x in inputs]
@@ -304,13 +304,13 @@ def test_calls_while_another_thread_recompiles_and_a_third_drops_the_callable():
     # One thread hits an entry over and over while a second compiles a new shape and a third drops its reference to
     # the jitted callable (the last but the test's own, dropped afterwards). Every call returns eager's result, the
     # new shape is one miss, the counts add up, both entries serve later hits, and once the test drops it the
-    # callable is freed at once. (While the new entry has no guard yet, the first thread's calls take upstream's path:
-    # upstream would try the new entry first.)
+    # callable is freed at once. (While the new entry has no guard yet, the first thread's calls take Thunder's path:
+    # Thunder would try the new entry first.)
     def f(x):
         return x.cos() * 2
 
     x, y = t(4, 4), t(6, 4, seed=1)
-    jitted = thunder.jit(f)
+    jitted = thunder.jit(f, fastpath=True)
     jitted(x)
     references = dict.fromkeys(range(3), jitted)  # each thread takes its own, and the third drops it at once
     outcomes = []
@@ -341,7 +341,7 @@ def test_a_guard_whose_call_changed_is_built_again_later(monkeypatch):
     def f(x):
         return x + 1
 
-    fast = thunder.jit(f)
+    fast = thunder.jit(f, fastpath=True)
     build = thunder.fastpath.dispatch.build_guard
 
     def changed_meanwhile(*args, **kwargs):

@@ -145,11 +145,11 @@ def test_module_call_honours_backward_hooks(executor, device, _):
     assert hits_misses(up) == hits_misses(fast)
 
 
-# torch.jit.trace is deprecated and warns that it records Python conditions (ours and upstream's) as constants.
+# torch.jit.trace is deprecated and warns that it records Python conditions (ours and Thunder's) as constants.
 @pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::torch.jit.TracerWarning")
 def test_module_call_under_torch_jit_trace_and_with_a_replaced_forward_fn():
     # torch.jit.trace (which records module scopes through nn.Module.__call__, where the fast module sends such
-    # calls) fails on Thunder 0.2.6 modules: the same error and the same cache statistics both ways.
+    # calls) may fail on a ThunderModule: then with the same error and the same cache statistics both ways.
     lin = torch.nn.Linear(4, 2)
     up = thunder.jit(copy.deepcopy(lin), fastpath=False)
     fast = thunder.jit(copy.deepcopy(lin), fastpath=True)
@@ -165,7 +165,7 @@ def test_module_call_under_torch_jit_trace_and_with_a_replaced_forward_fn():
     assert hits_misses(up) == hits_misses(fast)
     assert_bitwise(up(x), fast(x))
     assert hits_misses(up) == hits_misses(fast)
-    # A _forward_fn set after thunder.jit is what the module calls, as upstream's forward would.
+    # A _forward_fn set after thunder.jit is what the module calls, as Thunder's forward would.
     for m in (up, fast):
         m._forward_fn = lambda *args, **kwargs: ("replaced", args, kwargs)
     assert up(x, k=1) == fast(x, k=1) == ("replaced", (x,), {"k": 1})
@@ -175,7 +175,7 @@ def test_module_call_under_torch_jit_trace_and_with_a_replaced_forward_fn():
 def test_data_parallel_grad_sync_skipping_like_upstream(tmp_path):
     # thunder.distributed.ddp on a one-process gloo group: skip_data_parallel_grad_sync() is part of the cache
     # key (cache_info["no_grad_sync"]), so entering it must miss once and then hit, and leaving it must hit the
-    # first entry again, with upstream's gradients.
+    # first entry again, with Thunder's gradients.
     import torch.distributed as tdist
 
     import thunder.distributed as dist
@@ -250,7 +250,7 @@ def set_weight(module):
 )
 def test_other_kinds_of_callables(make, mutate, served_fast):
     # Whatever the prologue reads through the function object (attributes, bound self, partial arguments,
-    # parameters) decides hits as upstream's prologue does.
+    # parameters) decides hits as Thunder's prologue does.
     obj, fn = make()  # one object for both systems: run_differential jits the same callable twice
     x = input_4x3
     calls = [
@@ -268,7 +268,7 @@ def test_other_kinds_of_callables(make, mutate, served_fast):
 def test_module_forward_jitted_as_a_function():
     # thunder.jit(model.forward) reads the module through get_thunder_module (the module itself: there is no
     # ThunderModule for it): its training flag, replaced parameters and a parameter set to None decide hits and
-    # misses as upstream's prologue decides them.
+    # misses as Thunder's prologue decides them.
     m = torch.nn.Linear(3, 2)
     x = input_4x3
     frozen_weight = lambda: setattr(m, "weight", torch.nn.Parameter(t(2, 3, seed=2), requires_grad=False))
@@ -306,7 +306,7 @@ class UsesGlobalLinear(torch.nn.Module):
 def test_functions_that_use_a_module_from_their_globals_or_closure():
     # The prologue reaches such a module through the function's globals or closure and get_thunder_module (for a
     # jitted module, next to its own ThunderModule); a module rebound, switched to eval or with a parameter
-    # replaced decides hits and misses as upstream's.
+    # replaced decides hits and misses as Thunder's.
     global _GLOBAL_LINEAR
     lin = torch.nn.Linear(3, 2)
 

@@ -1,6 +1,6 @@
 """nvFuser regions on the fast path (``FusionRegion``): the FusionDefinition picked by layout (on the CPU with fake
 definitions; on CUDA with nvFuser), the hit that calls a single region's executor itself, and what must stay as
-upstream's wrapper has it.
+Thunder's wrapper has it.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import thunder
 import thunder.fastpath
+from thunder.tests.framework import requiresCUDA, requiresNVFuser
 
 from fastpath_harness import (
     RegionSpy,
@@ -26,7 +27,6 @@ from fastpath_harness import (
     hit_source,
     hits_misses,
     newest_hit,
-    requires_nvfuser,
     run_both,
     took_fast_path,
 )
@@ -53,7 +53,7 @@ class FakeFusion:
 
 
 class FakeWrapper:
-    """Stands for upstream's FusionDefinitionWrapper: one definition per input descriptor."""
+    """Stands for Thunder's FusionDefinitionWrapper: one definition per input descriptor."""
 
     name, store_inputs, save_fake_inputs = "nvFusion0", False, False
     enable_options = disable_options = last_used = last_inputs = None
@@ -123,7 +123,7 @@ def test_fusion_region_picks_the_definition_by_layout_without_a_gpu():
         log, want = list(up.log), up.built[up.to_descriptors(args)]
         assert out == want.key and region.last_used is want
         assert log[:1] == [("fec", want.key)] if direct else log[:2] == [("descriptors",), ("fd", want.key)]
-    # Other tensor subclasses and nv_skip_cache keep upstream's behaviour.
+    # Other tensor subclasses and nv_skip_cache keep Thunder's behaviour.
     up = FakeWrapper()
     region = FusionRegion(up, (0,), 1)
     sub = torch.Tensor._make_subclass(type("MyTensor", (torch.Tensor,), {}), strided)
@@ -182,7 +182,7 @@ LAYOUTS = list(layouts_4x6())
     st.lists(st.tuples(st.sampled_from(LAYOUTS), st.sampled_from(LAYOUTS + ["same"])), min_size=1, max_size=10)
 )
 def test_fusion_region_generated_layout_sequences_without_a_gpu(sequence):
-    # Whatever the order of layouts, the region runs the definition that upstream's descriptor cache gives for
+    # Whatever the order of layouts, the region runs the definition that Thunder's descriptor cache gives for
     # the call's inputs ("same": the first tensor passed twice).
     from thunder.fastpath.nvfuser import FusionRegion
 
@@ -214,7 +214,8 @@ def issue1657_input(device="cuda"):
     )
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 def test_nvfuser_issue1657_graph_and_region_type():
     from thunder.fastpath.nvfuser import FusionRegion
 
@@ -227,11 +228,12 @@ def test_nvfuser_issue1657_graph_and_region_type():
     assert all(type(r) is not FusionRegion for r in fusion_regions(up))
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 def test_nvfuser_single_region_hit_calls_the_executor_itself():
     # The #1657 graph under grad mode, its input not requiring grad: a hit calls the region's executor from the hit
     # function, in grad mode as it is; a new layout goes through the computation (switch, then the region's own
-    # preparation), after which hits call the executor again. Outputs and their autograd facts as upstream's.
+    # preparation), after which hits call the executor again. Outputs and their autograd facts as Thunder's.
     x = issue1657_input()
     contiguous = x.contiguous()
     up, fast = nvfuser_pair(Issue1657())
@@ -254,7 +256,8 @@ def test_nvfuser_single_region_hit_calls_the_executor_itself():
 
 class TestGeneratedRegionHit(expecttest.TestCase):
     # The pinned hit function of a single-region computation (the #1657 graph under grad mode).
-    @requires_nvfuser
+    @requiresCUDA
+    @requiresNVFuser
     def test_issue1657_hit(self):
         x = torch.testing.make_tensor((400, 400), dtype=torch.int64, device="cuda", low=3, high=9)
         fast = thunder.jit(Issue1657(), fastpath=True, executors=["nvfuser"])
@@ -307,12 +310,13 @@ class CountingLayoutCheck:
         return self.layout.check(*tensors)
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 def test_nvfuser_hit_skips_the_region_layout_check_only_on_the_entry_layout():
     # The guard checks strides too (`__same_layout`): while they are those of the call that made the entry and the
     # region still holds the layout it prepared for that call, the hit skips the region's check. Another layout is
     # checked by the region (and prepared through the computation); back on the first one, the region takes up its
-    # first layout again (the same tuple), and the hit skips the check again. Outputs, hits and misses as upstream's.
+    # first layout again (the same tuple), and the hit skips the check again. Outputs, hits and misses as Thunder's.
     x = issue1657_input()
     contiguous = x.contiguous()
     up, fast = nvfuser_pair(Issue1657())
@@ -339,10 +343,11 @@ def test_nvfuser_hit_skips_the_region_layout_check_only_on_the_entry_layout():
     assert region.prepared is spied  # the first layout again: the hit knows it
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 def test_nvfuser_region_outputs_that_are_views_keep_the_grad_switch():
     # A view records the grad mode it was made in (its creation meta): an output that nvFuser returns as a view
-    # must be made with grad off, as upstream makes it. The region tells per layout whether its outputs are views.
+    # must be made with grad off, as Thunder makes it. The region tells per layout whether its outputs are views.
     candidates = [
         lambda a: (a.sin(), a.t()),
         lambda a: (a.cos(), a.reshape(-1)),
@@ -372,7 +377,8 @@ def test_nvfuser_region_outputs_that_are_views_keep_the_grad_switch():
     assert exercised, "no candidate made a single-region computation with a view output: this test proves nothing"
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 @pytest.mark.parametrize("grad", [False, True])
 def test_nvfuser_module_parameters_take_the_region_fast_path(grad):
     # Parameters are nn.Parameter, not torch.Tensor: the region must still call the executor itself.
@@ -388,7 +394,8 @@ def test_nvfuser_module_parameters_take_the_region_fast_path(grad):
     assert regions and all(r.same_layout is not None for r in regions), "a region fell back to upstream's wrapper"
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 def test_nvfuser_stride_switch():
     f = lambda a, b: (a * 2 + b).exp()
     up, fast = nvfuser_pair(f)
@@ -403,7 +410,8 @@ def test_nvfuser_stride_switch():
     assert thunder.cache_misses(fast) == 1  # strides never recompile: the region picks the definition
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 def test_nvfuser_region_gets_one_tensor_in_two_places():
     # f(x, x): the region of the entry made for it gets one tensor in two input places. Its layout check takes the
     # tensor once and the other place by identity, instead of computing the descriptors on every call.
@@ -436,7 +444,8 @@ def sin_mul_add_sum(a, b):
 _layout_pair = {}  # one upstream/fast pair for all generated examples: their regions see every layout switch
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 @hypothesis.settings(deadline=None, max_examples=12, suppress_health_check=list(hypothesis.HealthCheck))
 @hypothesis.given(
     st.lists(
@@ -458,7 +467,8 @@ def test_nvfuser_generated_layout_sequences(sequence):
     assert all(type(r).__name__ == "FusionRegion" for r in fusion_regions(fast))
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 @pytest.mark.parametrize("dtype", [torch.int64, torch.float32, torch.bfloat16])
 def test_nvfuser_dtypes_and_broadcast(dtype):
     f = lambda a, b: a * b + a
@@ -472,7 +482,8 @@ def test_nvfuser_dtypes_and_broadcast(dtype):
     torch.testing.assert_close(out, ref)
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 def test_nvfuser_scalar_inputs():
     f = lambda a, s: a * s + 1
     up, fast = nvfuser_pair(f, cache="symbolic values")
@@ -482,7 +493,8 @@ def test_nvfuser_scalar_inputs():
         torch.testing.assert_close(out, f(a, s))
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 def test_nvfuser_two_fusions_in_one_trace():
     def f(a):
         b = (a * 2).sin()
@@ -497,7 +509,8 @@ def test_nvfuser_two_fusions_in_one_trace():
     assert len(fusion_regions(fast)) == 2
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 def test_nvfuser_requires_grad_forward_and_backward():
     f = lambda a, w: torch.tanh(a * w).sum()
     up, fast = nvfuser_pair(f)
@@ -512,7 +525,8 @@ def test_nvfuser_requires_grad_forward_and_backward():
     assert_bitwise(grads[0], grads[1])
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 def test_nvfuser_store_inputs_and_last_used():
     up, fast = nvfuser_pair(lambda a: a.exp(), nv_store_fusion_inputs=True)
     a = torch.randn(3, device="cuda")
@@ -538,11 +552,12 @@ class RecordingExecutorCache:
         return getattr(self._real, name)
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 def test_nvfuser_options_reach_the_executor_like_upstream(monkeypatch):
     # nv_enable_options / nv_disable_options reach nvFuser as keyword arguments of FusionExecutorCache.execute, which
-    # upstream's fd.execute passes on every call. The fast path binds them to the executor once per layout: every
-    # call (the first, hits, another layout, back to the first) must pass what upstream's passes.
+    # Thunder's fd.execute passes on every call. The fast path binds them to the executor once per layout: every
+    # call (the first, hits, another layout, back to the first) must pass what Thunder's passes.
     import nvfuser_direct
 
     from thunder.fastpath.nvfuser import FusionRegion
@@ -571,7 +586,8 @@ def test_nvfuser_options_reach_the_executor_like_upstream(monkeypatch):
     assert seen[True][3] == [FusionRegion]
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 def test_nvfuser_skip_cache_keeps_the_first_definition_like_upstream():
     # nv_skip_cache: a region runs the definition of its first call on every later call, whatever the layout.
     layouts = layouts_4x6("cuda")
@@ -593,10 +609,11 @@ def test_nvfuser_skip_cache_keeps_the_first_definition_like_upstream():
     assert seen[fast][1] == (4, 1)
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 def test_nvfuser_save_fake_inputs_keeps_upstreams_wrapper():
     # nv_save_fake_inputs: fd.execute records fake copies of the inputs (for repro scripts) on every call, so the
-    # regions of such callables keep upstream's wrapper, hits included.
+    # regions of such callables keep Thunder's wrapper, hits included.
     from thunder.executors.nvfuserex_impl import FusionDefinitionWrapper
 
     a = torch.randn(4, 6, device="cuda")
@@ -631,7 +648,8 @@ def calls_into(modules, fn, *args):
     return seen
 
 
-@requires_nvfuser
+@requiresCUDA
+@requiresNVFuser
 def test_nvfuser_cache_hit_makes_no_cuda_or_distributed_python_calls():
     x = issue1657_input()
     up, fast = nvfuser_pair(Issue1657())

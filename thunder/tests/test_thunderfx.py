@@ -1,5 +1,5 @@
-"""ThunderFX on the fast path against ThunderFX without it: what its backend returns to Dynamo (NOTE [The split
-module's call] in ``thunder/fastpath/thunderfx.py``), outputs and gradients bitwise, each region's hits and misses,
+"""ThunderFX on the fast path against ThunderFX without it: what its backend returns to Dynamo (NOTE "The split
+module's call" in ``thunder/fastpath/thunderfx.py``), outputs and gradients bitwise, each region's hits and misses,
 and the hooks that fire on each call."""
 
 from __future__ import annotations
@@ -113,8 +113,8 @@ def hook_log(compiled, x, install):
     finally:
         for h in handles:
             h.remove()
-    # The fast path's ThunderModule is a subclass of upstream's on a Thunder it overlays; the name is upstream's.
-    return out, [name.replace("OverlayThunderModule", "ThunderModule") for name in log]
+    # A ThunderModule on the fast path is a FastThunderModule, a subclass of ThunderModule.
+    return out, [name.replace("FastThunderModule", "ThunderModule") for name in log]
 
 
 def global_hooks(compiled, log):
