@@ -5,16 +5,26 @@ and turns it on for callables jitted afterwards, unless ``THUNDER_FASTPATH`` say
 from __future__ import annotations
 
 import os
+import pathlib
 import subprocess
 import sys
 
 import pytest
 
+import thunder.fastpath
 from thunder.fastpath import overlay
+
+from fastpath_harness import REPO
 
 pytestmark = pytest.mark.skipif(
     overlay.thunder_has_entry_points(), reason="this Thunder calls the fast path's entry points itself"
 )
+
+
+def test_fastpath_comes_from_this_checkout():
+    # A stale installed copy would sit in site-packages, outside the checkout.
+    path = pathlib.Path(thunder.fastpath.__file__).resolve()
+    assert REPO in path.parents, f"thunder.fastpath imported from {path}, not from {REPO}"
 
 
 def run(code: str, **env) -> str:

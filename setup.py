@@ -1,0 +1,4 @@
+# The project's metadata is in pyproject.toml.
+from setuptools import setup
+
+setup()
