@@ -33,7 +33,7 @@ import torch.utils.benchmark as tbench
 from torch.testing import make_tensor
 
 import thunder
-import thunder.fastpath  # noqa: F401  (on lightning-thunder 0.2.6, installs the fast path; each system below chooses)
+import thunder.fastpath  # noqa: F401  (each system below chooses its path with fastpath=)
 from thunder.fastpath.explain import fastpath_state
 
 
