@@ -80,6 +80,8 @@ def _signature_with_fastpath(upstream) -> inspect.Signature:
     # Upstream's parameters plus `fastpath`: code that reads jit's keyword names (ThunderFX's
     # get_thunder_jit_kwargs uses inspect.getfullargspec, which does not follow __wrapped__) sees all of them.
     sig = inspect.signature(upstream)
+    if "fastpath" in sig.parameters:  # a Thunder that has the entry points: this module is imported, not installed
+        return sig
     params = list(sig.parameters.values())
     fastpath = inspect.Parameter("fastpath", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=bool | None)
     at = next((i for i, p in enumerate(params) if p.kind is inspect.Parameter.VAR_KEYWORD), len(params))
