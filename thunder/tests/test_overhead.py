@@ -33,25 +33,29 @@ def add(a, b):
     return a + b
 
 
-def test_switch_enable_disable_and_opt_out():
+@pytest.fixture
+def restore_switch():
+    """A test that changes the process-wide default leaves it as it found it."""
     was = thunder.fastpath.is_enabled()
-    try:
-        thunder.fastpath.disable()
-        assert not thunder.fastpath.is_enabled()
-        assert not thunder.fastpath.is_fast(thunder.jit(add))
-        assert thunder.fastpath.is_fast(thunder.jit(add, fastpath=True))
-        thunder.fastpath.enable()
-        assert thunder.fastpath.is_enabled()
-        fast, up = thunder.jit(add), thunder.jit(add, fastpath=False)
-        assert thunder.fastpath.is_fast(fast) and not thunder.fastpath.is_fast(up)
-        assert thunder.fastpath.is_fast(thunder.jit(torch.nn.Linear(2, 2)))
-        assert not thunder.fastpath.is_fast(thunder.jit(torch.nn.Linear(2, 2), fastpath=False))
-        # Side by side: both keep working, each on its own path.
-        a = t(3)
-        for _ in range(2):
-            assert torch.equal(fast(a, a), up(a, a))
-    finally:
-        (thunder.fastpath.enable if was else thunder.fastpath.disable)()
+    yield
+    (thunder.fastpath.enable if was else thunder.fastpath.disable)()
+
+
+def test_switch_enable_disable_and_opt_out(restore_switch):
+    thunder.fastpath.disable()
+    assert not thunder.fastpath.is_enabled()
+    assert not thunder.fastpath.is_fast(thunder.jit(add))
+    assert thunder.fastpath.is_fast(thunder.jit(add, fastpath=True))
+    thunder.fastpath.enable()
+    assert thunder.fastpath.is_enabled()
+    fast, up = thunder.jit(add), thunder.jit(add, fastpath=False)
+    assert thunder.fastpath.is_fast(fast) and not thunder.fastpath.is_fast(up)
+    assert thunder.fastpath.is_fast(thunder.jit(torch.nn.Linear(2, 2)))
+    assert not thunder.fastpath.is_fast(thunder.jit(torch.nn.Linear(2, 2), fastpath=False))
+    # Side by side: both keep working, each on its own path.
+    a = t(3)
+    for _ in range(2):
+        assert torch.equal(fast(a, a), up(a, a))
 
 
 @pytest.mark.parametrize(
@@ -91,23 +95,19 @@ def test_fastpath_argument_takes_only_booleans_or_none(value):
         thunder.jit(add, fastpath=value)
 
 
-def test_transformed_callables_keep_the_choice():
+def test_transformed_callables_keep_the_choice(restore_switch):
     # add_transform (behind thunder.distributed.ddp/fsdp, thunder.core.transforms.grad, noop, ...) jits the
     # function again: the new callable takes the fast path exactly when the one it transforms does, whatever the
     # switch says when it is made.
     from thunder.core.transforms import grad, noop
 
     f = lambda a: (a.sin() * 2).sum()
-    was = thunder.fastpath.is_enabled()
-    try:
-        for switch in (thunder.fastpath.enable, thunder.fastpath.disable):
-            for fastpath in (False, True):
-                jitted = thunder.jit(f, fastpath=fastpath), thunder.jit(torch.nn.Linear(2, 2), fastpath=fastpath)
-                switch()
-                for transformed in (noop(jitted[0]), grad(jitted[0]), noop(jitted[1])):
-                    assert thunder.fastpath.is_fast(transformed) == fastpath
-    finally:
-        (thunder.fastpath.enable if was else thunder.fastpath.disable)()
+    for switch in (thunder.fastpath.enable, thunder.fastpath.disable):
+        for fastpath in (False, True):
+            jitted = thunder.jit(f, fastpath=fastpath), thunder.jit(torch.nn.Linear(2, 2), fastpath=fastpath)
+            switch()
+            for transformed in (noop(jitted[0]), grad(jitted[0]), noop(jitted[1])):
+                assert thunder.fastpath.is_fast(transformed) == fastpath
     up, fast = grad(thunder.jit(f, fastpath=False)), grad(thunder.jit(f, fastpath=True))
     a = t(3)
     for _ in range(3):
@@ -141,13 +141,9 @@ def test_uncached_options_keep_upstream_path():
         assert cd.compile_options["fastpath"] is fastpath
 
 
-def test_compile_options_are_upstreams_unless_the_fast_path_is_chosen():
-    was = thunder.fastpath.is_enabled()
-    try:
-        thunder.fastpath.disable()
-        assert "fastpath" not in thunder.compile_data(thunder.jit(add)).compile_options
-    finally:
-        (thunder.fastpath.enable if was else thunder.fastpath.disable)()
+def test_compile_options_are_upstreams_unless_the_fast_path_is_chosen(restore_switch):
+    thunder.fastpath.disable()
+    assert "fastpath" not in thunder.compile_data(thunder.jit(add)).compile_options
     assert thunder.compile_data(thunder.jit(add, fastpath=False)).compile_options == {"fastpath": False}
 
 
