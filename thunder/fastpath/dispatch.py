@@ -35,6 +35,11 @@ from thunder.fastpath.publication import LookupRecord, Publication
 FAST_CACHE_OPTIONS = (CACHE_OPTIONS.CONSTANT_VALUES, CACHE_OPTIONS.SYMBOLIC_VALUES)
 
 
+def spelled(cache_option) -> str:
+    """A cache option as ``thunder.jit``'s ``cache=`` takes it ("no caching" for ``CACHE_OPTIONS.NO_CACHING``)."""
+    return cache_option.name.lower().replace("_", " ")
+
+
 FASTPATH_OPTION_USE = "Cache hits are decided by guards generated from each entry's prologue."
 
 
@@ -153,7 +158,7 @@ class FastCallableState:
         self.misses = MissRecorder(cd)  # what a call not served by a guard met (explain.py)
         # How explanations name things: the function's positional parameters, the cache option.
         self.arg_names = _positional_names(cd.fn)
-        self.cache_note = f"(cache={cd.cache_option.name.lower().replace('_', ' ')})"
+        self.cache_note = f"(cache={spelled(cd.cache_option)})"
 
     @property
     def hits(self) -> tuple[CacheHit, ...]:

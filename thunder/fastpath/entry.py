@@ -18,7 +18,7 @@ import warnings
 
 from thunder.core.module import ThunderModule
 from thunder.fastpath import switch
-from thunder.fastpath.dispatch import FAST_CACHE_OPTIONS, FastPathDeclinedWarning, make_fast
+from thunder.fastpath.dispatch import FAST_CACHE_OPTIONS, FastPathDeclinedWarning, make_fast, spelled
 from thunder.fastpath.grad_mode import keep_grad_mode_per_thread
 from thunder.fastpath.module import FastThunderModule
 from thunder.fastpath.nvfuser import fusion_region
@@ -41,7 +41,7 @@ def fast_jitted(jitted, lookups: LookupRecord):
     if cd.cache_option not in FAST_CACHE_OPTIONS:
         warnings.warn(
             f"thunder.jit(..., fastpath=True): the fast path serves the cache options"
-            f" {' and '.join(repr(_spelled(o)) for o in FAST_CACHE_OPTIONS)}, not {_spelled(cd.cache_option)!r};"
+            f" {' and '.join(repr(spelled(o)) for o in FAST_CACHE_OPTIONS)}, not {spelled(cd.cache_option)!r};"
             " this callable takes Thunder's path",
             FastPathDeclinedWarning,
             stacklevel=3,
@@ -63,8 +63,3 @@ def thunderfx_graph(split_module, thunder_options: dict):
 
         return graph_call(split_module)
     return split_module
-
-
-def _spelled(option) -> str:
-    """A cache option as ``thunder.jit``'s ``cache=`` takes it ("no caching" for ``CACHE_OPTIONS.NO_CACHING``)."""
-    return option.name.lower().replace("_", " ")

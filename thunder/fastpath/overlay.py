@@ -1,7 +1,7 @@
 """The fast path on a Thunder without its entry points (lightning-thunder 0.2.6): installs them at import.
 
 This is the one place where the fast path rebinds upstream attributes, each standing for a change that the
-``upstream/`` patch series makes to Thunder's source (``entry.py`` lists the entry points):
+``upstream/`` stack of pull requests makes to Thunder's source (``entry.py`` lists the entry points):
 
 * ``thunder.jit``: upstream's, with the ``fastpath`` keyword (``switch.compile_option``) put into the compile options,
   and ``entry.fast_jitted`` applied to what it returns;
@@ -55,7 +55,7 @@ jit._lc_upstream_jit = _upstream_jit
 
 
 def _record_lookups(jitted) -> LookupRecord:
-    """Makes the ``fn_`` of ``jitted`` record the entries that its cache lookups return, as the patch series' ``jit``
+    """Makes the ``fn_`` of ``jitted`` record the entries that its cache lookups return, as the stack's ``jit``
     does when it makes ``fn_``: here by rebinding ``fn_``'s closure cell ``get_computation_and_inputs``. ``fn_`` is
     what ``update_call_statistics`` wraps (its closure cell ``fn``); ``jit`` rebinds that wrapper by ``@wraps`` only."""
     wrapper = jitted._forward_fn if isinstance(jitted, ThunderModule) else jitted

@@ -1,5 +1,5 @@
 """Which cache entry a call through Thunder's path used (``LookupRecord``), and what a hit publishes in the compile
-stats (``Publication``): the traces of the cache entry it used, as an Thunder hit does, and the hits served.
+stats (``Publication``): the traces of the cache entry it used, as a Thunder hit does, and the hits served.
 
 # NOTE: Threads
 One jitted callable may be called from several threads. Thunder's cache stays correct under threads (each call
@@ -60,7 +60,7 @@ def entry_used_last(cs):
 
 class Publication:
     """The cache entry whose traces the fast path last published in the compile stats (None after a call through
-    Thunder's path), ``publish``, which writes what an Thunder hit of an entry writes there, and ``served``, the
+    Thunder's path), ``publish``, which writes what a Thunder hit of an entry writes there, and ``served``, the
     hits that generated hit functions served.
 
     The generated hit functions reach this object; they must not reach the ``FastCallableState`` or a ``CacheHit``,
@@ -77,7 +77,7 @@ class Publication:
         self.lock = threading.Lock()
 
     def publish(self, entry) -> None:
-        # The statistics an Thunder hit writes; they only change when the entry hit changes (NOTE "Threads").
+        # The statistics a Thunder hit writes; they only change when the entry hit changes (NOTE "Threads").
         cs = self.cs
         with self.lock:
             cs.last_traces = entry.computation_traces
