@@ -14,7 +14,10 @@ applied to the files there (the lines where Thunder calls the fast path's entry 
 A copied file changes in two ways only: the tests import their harness as ``thunder.tests.fastpath_harness`` (upstream's
 tests are a package; here pytest finds the harness beside them), and the lines between ``# overlay: begin`` and
 ``# overlay: end`` are left out (they install the entry points into a Thunder without them, ``overlay.py``, which is not
-part of the stack either). Each folder also holds the pull request's description, ``PR.md``, written by hand.
+part of the stack either). A file that a later pull request extends marks what that one adds: lines between
+``# stack: from NN-name`` and ``# stack: end`` (``.. stack:`` in reST) are left out of the file before pull request
+NN, and kept, without the two marker lines, from it on; a piece of NN copies the file again. Each folder also holds
+the pull request's description, ``PR.md``, written by hand.
 
 Commits carry a fixed author and date and the patches no commit ids, so the same tree always gives the same stack:
 CI runs ``--check``, so that the overlay and the stack cannot drift apart.
@@ -106,13 +109,9 @@ CACHE_PATH_TESTS = _tests(
     "cache_semantics",
     "aliasing_and_layouts",
     "autocast_and_grad_mode",
-    "autograd",
-    "modules",
     "lifetimes_and_threads",
     "guard_codegen",
     "explain",
-    "nvfuser_regions",
-    "cuda_graphs",
     "generated_sequences",
 )
 
@@ -133,7 +132,7 @@ STACK = (
         _tests("autograd_placeholder"),
     ),
     PullRequest(
-        "02-jit-fastpath",
+        "02-fastpath-guards",
         (
             Piece(
                 "fastpath: guards generated from each cache entry's prologue",
@@ -142,51 +141,34 @@ STACK = (
                 "code generated once per entry from its prologue trace: the same unpacking, the value checks "
                 "written out, torch's state read directly, all tensors' metadata in one C++ call (dynamo's "
                 "TensorGuards) and the aliasing by storage pointers. It returns MISS where the prologue would "
-                "fail and DECLINE where it cannot tell (the cache lookup decides). Nothing calls it yet.",
-                _fastpath("codegen", "guard_steps", "tensor_checks", "state_checks", "prologue_checks", "guard"),
+                "fail and DECLINE where it cannot tell (the cache lookup decides). Nothing calls it yet; the tests "
+                "build guards from the entries of callables jitted as today and hold them against their prologues.",
+                (
+                    "thunder/fastpath/__init__.py",
+                    *_fastpath("codegen", "guard_steps", "tensor_checks", "state_checks", "prologue_checks", "guard"),
+                    *_tests("guards"),
+                ),
             ),
-            Piece(
-                "fastpath: the autograd connection of a cache hit",
-                "Split autograd's ThunderFunction and ThunderOutputFunction with the same names and graph, "
-                "changed where a training step pays for nothing: the C++ Function.apply where no functorch "
-                "transform is active, and a backward without layers that change nothing. Calls that are connected "
-                "without the split go to connect_to_autograd. Nothing calls it yet.",
-                _fastpath("autograd"),
-            ),
-            Piece(
-                "nvFuser: regions that reuse their FusionDefinition on the fast path",
-                "FusionDefinitionWrapper.__call__ recomputes every input's descriptor to look its definition up. "
-                "A FusionRegion keeps the definition of the last input layout, checks the layout in one "
-                "TensorGuards call and calls FusionExecutorCache.execute directly. "
-                "create_fusion_definition_wrapper returns one for callables whose fastpath compile option is on, "
-                "and the wrapper itself otherwise.",
-                _fastpath("nvfuser"),
-                ("nvfuser_region.diff",),
-            ),
-            Piece(
-                "fastpath: a ThunderModule called without nn.Module.__call__",
-                "nn.Module.__call__ reads the compiled-call slot, the tracing state and eight hook dicts before "
-                "forward calls _forward_fn. A module that takes the fast path is a FastThunderModule, whose "
-                "__call__ goes straight to the fast path's dispatcher while none of that state asks for anything. "
-                "Nothing makes one yet.",
-                _fastpath("module"),
-            ),
+        ),
+        _tests("guards"),
+    ),
+    PullRequest(
+        "03-jit-fastpath",
+        (
             Piece(
                 "jit: fastpath=True, cache hits served by generated functions",
                 "Each cache entry gets one generated function: its guard, the call statistics, the computation "
-                "(with grad mode switched off only where it can change the outputs; a single nvFuser region "
-                "called directly), the autograd connection and the epilogue, nothing else (NOTE: The stages of a "
-                "hit). The jitted callable tries them in the cache's order; every call that none of them serves "
-                "goes through fn_ unchanged, after which the entry it used gets its function. "
+                "(with grad mode switched off only where it can change the outputs) and the epilogue, nothing else "
+                "(NOTE: The stages of a hit). The jitted callable tries them in the cache's order; every call that "
+                "none of them serves goes through fn_ unchanged, after which the entry it used gets its function. "
                 "thunder.fastpath.recompile_reasons(f) says which check of each entry a miss failed, stats(f) "
                 "what f did. jit(fn, fastpath=None | True | False): off unless asked for (THUNDER_FASTPATH, "
                 "enable() and disable() set the default); a callable or entry that the fast path does not serve "
-                "says why in a FastPathDeclinedWarning. Several threads may call one fast callable (NOTE: "
-                "Threads).",
+                "(an entry with a backward, until the autograd connection) says why in a FastPathDeclinedWarning. "
+                "Several threads may call one fast callable (NOTE: Threads).",
                 (
-                    *_fastpath(
-                        "publication", "hit_function", "explain", "dispatch", "grad_mode", "switch", "entry", "__init__"
-                    ),
+                    "thunder/fastpath/__init__.py",
+                    *_fastpath("publication", "hit_function", "explain", "dispatch", "grad_mode", "switch", "entry"),
                     "docs/source/reference/fastpath/index.rst",
                 ),
                 ("jit_fastpath.diff",),
@@ -194,8 +176,8 @@ STACK = (
             Piece(
                 "tests: the fast path against the path without it, call by call",
                 "Each test jits a callable twice, fastpath=False and True, makes the same calls on both and "
-                "requires after each the same outputs bitwise (or exception type), autograd facts, in-place "
-                "updates, cache hits and misses, and, where a hit is expected, that a guard served it "
+                "requires after each the same outputs bitwise (or exception type), in-place updates, cache hits "
+                "and misses, and, where a hit is expected, that a guard served it "
                 "(fastpath_harness.run_differential).",
                 ("thunder/tests/fastpath_harness.py", *CACHE_PATH_TESTS),
                 ("test_markers.diff",),
@@ -204,7 +186,50 @@ STACK = (
         CACHE_PATH_TESTS,
     ),
     PullRequest(
-        "03-thunderfx-split-module-call",
+        "04-autograd-connection",
+        (
+            Piece(
+                "fastpath: the autograd connection of a cache hit",
+                "Split autograd's ThunderFunction and ThunderOutputFunction with the same names and graph, "
+                "changed where a training step pays for nothing: the C++ Function.apply where no functorch "
+                "transform is active, and a backward without layers that change nothing. Calls that are connected "
+                "without the split go to connect_to_autograd. Entries with a backward get hit functions.",
+                (*_fastpath("autograd", "dispatch"), *_tests("autograd", "cuda_graphs")),
+            ),
+        ),
+        _tests("autograd", "cuda_graphs"),
+    ),
+    PullRequest(
+        "05-nvfuser-regions",
+        (
+            Piece(
+                "nvFuser: regions that reuse their FusionDefinition on the fast path",
+                "FusionDefinitionWrapper.__call__ recomputes every input's descriptor to look its definition up. "
+                "A FusionRegion keeps the definition of the last input layout, checks the layout in one "
+                "TensorGuards call and calls FusionExecutorCache.execute directly; a hit whose computation is one "
+                "region call calls the executor itself. create_fusion_definition_wrapper returns one for callables "
+                "whose fastpath compile option is on, and the wrapper itself otherwise.",
+                (*_fastpath("nvfuser", "hit_function"), *_tests("nvfuser_regions")),
+                ("nvfuser_region.diff",),
+            ),
+        ),
+        _tests("nvfuser_regions"),
+    ),
+    PullRequest(
+        "06-module-call",
+        (
+            Piece(
+                "fastpath: a ThunderModule called without nn.Module.__call__",
+                "nn.Module.__call__ reads the compiled-call slot, the tracing state and eight hook dicts before "
+                "forward calls _forward_fn. A module that takes the fast path is a FastThunderModule, whose "
+                "__call__ goes straight to the fast path's dispatcher while none of that state asks for anything.",
+                (*_fastpath("module", "dispatch", "entry"), *_tests("modules")),
+            ),
+        ),
+        _tests("modules"),
+    ),
+    PullRequest(
+        "07-thunderfx-split-module-call",
         (
             Piece(
                 "ThunderFX: the split module called without nn.Module.__call__ on the fast path",
@@ -221,7 +246,7 @@ STACK = (
         _tests("thunderfx"),
     ),
     PullRequest(
-        "04-small-graph-benchmark",
+        "08-small-graph-benchmark",
         (
             Piece(
                 "benchmarks: small_graph.py, per-call overhead on small graphs",
@@ -234,7 +259,7 @@ STACK = (
         ),
     ),
     PullRequest(
-        "05-fastpath-on-by-default",
+        "09-fastpath-on-by-default",
         (
             Piece(
                 "jit: the fast path on by default",
@@ -284,18 +309,29 @@ def unpack_base(tarball: pathlib.Path, into: pathlib.Path) -> pathlib.Path:
 OVERLAY_LINES = re.compile(r"^# overlay: begin\b.*?^# overlay: end\n", re.M | re.S)
 
 
-def upstream_text(path: str, text: str) -> str:
-    """A file as upstream keeps it: tests import their harness from the package; no lines for the overlay."""
+STACK_BLOCK = re.compile(r"^[ \t]*(?:#|\.\.) stack: from (\S+)\n(.*?)^[ \t]*(?:#|\.\.) stack: end\n", re.M | re.S)
+
+
+def upstream_text(path: str, text: str, folder: str) -> str:
+    """A file as upstream keeps it after the pull request ``folder``: tests import their harness from the package; no
+    lines for the overlay; the blocks of later pull requests left out."""
     if path.startswith("thunder/tests/"):
         text = re.sub(r"^from fastpath_harness import", "from thunder.tests.fastpath_harness import", text, flags=re.M)
-    return OVERLAY_LINES.sub("", text)
+    order = [pr.folder for pr in STACK]
+
+    def at_stage(block: re.Match) -> str:
+        if block[1] not in order:
+            sys.exit(f"upstream_patch: {path}: '# stack: from {block[1]}' names no pull request of STACK")
+        return block[2] if order.index(block[1]) <= order.index(folder) else ""
+
+    return STACK_BLOCK.sub(at_stage, OVERLAY_LINES.sub("", text))
 
 
-def commit_piece(repo: pathlib.Path, piece: Piece) -> None:
+def commit_piece(repo: pathlib.Path, piece: Piece, folder: str) -> None:
     for path in piece.files:
         target = repo / upstream_path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(upstream_text(path, (ROOT / path).read_text()))
+        target.write_text(upstream_text(path, (ROOT / path).read_text(), folder))
     for hook in piece.hooks:
         git(repo, "apply", "--whitespace=nowarn", str(HOOKS / hook))
     git(repo, "add", "-A")
@@ -305,9 +341,15 @@ def commit_piece(repo: pathlib.Path, piece: Piece) -> None:
 def generate(tarball: pathlib.Path, out: pathlib.Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         repo = unpack_base(tarball, pathlib.Path(tmp))
+        copied: set[str] = set()
         for pr in STACK:
             for piece in pr.pieces:
-                commit_piece(repo, piece)
+                commit_piece(repo, piece, pr.folder)
+            files = {p for piece in pr.pieces for p in piece.files}
+            for path in sorted(copied - files):
+                if any(block[1] == pr.folder for block in STACK_BLOCK.finditer((ROOT / path).read_text())):
+                    sys.exit(f"upstream_patch: {path} has blocks for {pr.folder}: a piece of it must copy the file")
+            copied |= files
             folder = out / pr.folder
             folder.mkdir(parents=True, exist_ok=True)
             for old in folder.glob("*.patch"):

@@ -1,22 +1,15 @@
 """Cheap cache hits for ``thunder.jit``.
 
 Each cache entry of a jitted callable gets one generated function that decides a hit exactly as the entry's prologue
-would and then runs what Thunder's call runs, and nothing else (NOTE "The stages of a hit" in ``hit_function.py``).
-The switch (``switch.py``): ``thunder.jit(fn, fastpath=True)`` (or ``False``) decides for one callable, ``enable()``
-and ``disable()`` for callables jitted afterwards, ``THUNDER_FASTPATH`` sets the default. ``recompile_reasons(f)``
-says, for each call of ``f`` that missed every cache entry, which check of each entry failed; ``stats(f)`` counts what
-``f`` did; ``THUNDER_FASTPATH_LOGS=recompiles`` logs each miss (``explain.py``).
-
-Modules, each with the Thunder code it stands for: ``dispatch.py`` (the jitted
-callable), ``hit_function.py`` and ``publication.py`` (a hit of one entry), ``guard.py`` with its parts
-(``prologue_checks.py``, ``state_checks.py``, ``tensor_checks.py``, ``guard_steps.py``, ``codegen.py``) and
-``explain.py``, for ``thunder/__init__.py``; ``module.py`` (``ThunderModule.__call__``, ``thunder/core/module.py``);
-``autograd.py`` (the autograd connection of hits that have a backward, ``thunder/executors/torch_autograd.py``);
-``nvfuser.py`` (the nvFuser region call, ``thunder/executors/nvfuserex_impl.py``); ``thunderfx.py`` (the split module
-that ThunderFX's backend returns, ``thunder/dynamo/compiler.py``); ``entry.py`` (where Thunder calls the fast path).
+would (its guard, ``guard.py``) and then runs what Thunder's call runs, and nothing else (NOTE: The stages of a hit, in
+``hit_function.py``). Each module's docstring names the Thunder code that it stands for.
 """
+# stack: from 03-jit-fastpath
 
-from __future__ import annotations
+# The switch (switch.py): thunder.jit(fn, fastpath=True) (or False) decides for one callable, enable() and disable()
+# for callables jitted afterwards, THUNDER_FASTPATH sets the default. recompile_reasons(f) says, for each call of f
+# that missed every cache entry, which check of each entry failed; stats(f) counts what f did;
+# THUNDER_FASTPATH_LOGS=recompiles logs each miss (explain.py). entry.py is where thunder.jit calls the fast path.
 
 from thunder.fastpath import entry  # noqa: F401  (where thunder.jit hands callables over)
 from thunder.fastpath.dispatch import FastPathDeclinedWarning, GuardBuildWarning
@@ -57,3 +50,4 @@ if not overlay.thunder_has_entry_points():
 # overlay: end
 
 log_from_environment()
+# stack: end

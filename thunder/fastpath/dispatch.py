@@ -24,15 +24,17 @@ import torch
 
 from thunder.core.compile_data import compile_data_and_stats, get_compile_option
 from thunder.core.options import CACHE_OPTIONS
-from thunder.fastpath.autograd import AutogradConnection
+from thunder.core.trace import _tracectx
 from thunder.fastpath.explain import MissRecorder
 from thunder.fastpath.guard import build_guard
 from thunder.fastpath.guard_steps import DECLINE, MISS, NotThisCall, Unsupported
 from thunder.fastpath.hit_function import CacheHit
-from thunder.fastpath.module import get_trace
 from thunder.fastpath.publication import LookupRecord, Publication
 
 FAST_CACHE_OPTIONS = (CACHE_OPTIONS.CONSTANT_VALUES, CACHE_OPTIONS.SYMBOLIC_VALUES)
+# get_trace(None): the trace being built, None outside tracing; thunder.core.trace.is_tracing() asks the same
+# through two Python frames.
+get_trace = _tracectx.get
 
 
 def spelled(cache_option) -> str:
@@ -265,13 +267,17 @@ class FastCallableState:
                 cache_note=self.cache_note,
             )
             connection = None
+            # stack: from 04-autograd-connection
             if entry.backward_fn is not None:
+                from thunder.fastpath.autograd import AutogradConnection
+
                 options = cd.compile_options
                 connection = AutogradConnection(
                     entry,
                     disable_split_autograd=options.get("thunderfx_disable_split_autograd", False),
                     is_differentiable_outputs=options.get("is_differentiable_outputs", None),
                 )
+            # stack: end
             hit = CacheHit(
                 entry,
                 guard,
@@ -358,6 +364,8 @@ def make_fast(upstream_fn, cd, cs, lookups: LookupRecord, *, thunder_module=None
         return dispatch(args, kwargs)
 
     functools.update_wrapper(fast_fn, upstream_fn)
+    # stack: from 06-module-call
     fast_fn._lc_dispatch = dispatch  # what module.thunder_module_call calls, with args and kwargs as it got them
+    # stack: end
     fast_fn._lc_fastpath_state = state
     return fast_fn

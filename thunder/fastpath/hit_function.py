@@ -5,34 +5,38 @@ Stands for changes to ``thunder/__init__.py``'s ``fn_``: ``get_computation_and_i
 ``maybe_connect_to_autograd``, ``call_epilogue`` and the closing ``set_grad_enabled``. ``dispatch.py`` decides which
 entries' functions a call tries.
 
-# NOTE: The stages of a hit
-Thunder's ``fn_`` runs, per call: the cache lookup (each entry's prologue, newest first), the computation under
-``torch.no_grad()``, ``maybe_connect_to_autograd`` and ``call_epilogue``. Each guarded cache entry gets one
-generated function (``CacheHit.call``) that runs the same stages and nothing else:
-
-1. guard: the entry's checks (``guard.py``), returning ``MISS`` or ``DECLINE`` where the prologue would fail or where
-   the guard cannot tell;
-2. statistics: the counters and, when the entry hit changes, the traces that Thunder publishes in the compile stats;
-3. computation: without Thunder's ``torch.no_grad()`` decorator, grad mode switched off around it only where it is
-   on and that can change the outputs (NOTE "Grad mode on a hit"); an entry made under autocast keeps Thunder's
-   ``no_autocast`` layer and pushes onto the compile data's autocast stack as Thunder does on every such call. A
-   computation that is one nvFuser region call is not called: the hit calls the region's executor itself
-   (``nvfuser.single_region_call``), without the region's layout check while the guard finds the sizes and strides of
-   the call that the region's current layout was prepared for (``entry_layout``);
-4. autograd connection, for entries with a backward (``autograd.AutogradConnection``);
-5. epilogue, unless it only passes outputs through (``EpilogueShortcut``).
-
-# NOTE: Grad mode on a hit
-Thunder runs every computation with grad mode off. A hit leaves grad mode as it is where that cannot change the
-outputs: no input requires grad (the guard pins it), the computation runs on executors that grad mode does not change
-(``_GRAD_NEUTRAL_EXECUTORS``), and its outputs are new tensors (a view records the grad mode it was made in). Which
-outputs are views follows from the inputs' sizes and strides (a reshape views or copies by strides), so this holds
-only while the guard finds those of the call after which the entry got its guard (``grad_free_on_layout``), or, for a
-single nvFuser region, while the region's prepared layout says its outputs were new (``grad_free_region``).
-
 Timing fields of ``compile_stats`` (``last_trace_host_start`` and the like) describe the last call that went through
 Thunder's path; hits do not take timestamps.
 """
+
+# NOTE: The stages of a hit
+# Thunder's fn_ runs, per call: the cache lookup (each entry's prologue, newest first), the computation under
+# torch.no_grad(), maybe_connect_to_autograd and call_epilogue. Each guarded cache entry gets one generated function
+# (CacheHit.call) that runs the same stages and nothing else:
+# 1. guard: the entry's checks (guard.py), returning MISS or DECLINE where the prologue would fail or where the guard
+#    cannot tell;
+# 2. statistics: the counters and, when the entry hit changes, the traces that Thunder publishes in the compile stats;
+# 3. computation: without Thunder's torch.no_grad() decorator, grad mode switched off around it only where it is on
+#    and that can change the outputs (NOTE: Grad mode on a hit); an entry made under autocast keeps Thunder's
+#    no_autocast layer and pushes onto the compile data's autocast stack as Thunder does on every such call.
+# stack: from 05-nvfuser-regions
+#    A computation that is one nvFuser region call is not called: the hit calls the region's executor itself
+#    (nvfuser.single_region_call), without the region's layout check while the guard finds the sizes and strides of
+#    the call that the region's current layout was prepared for (entry_layout);
+# stack: end
+# 4. autograd connection: CacheHit.connection, for an entry with a backward;
+# 5. epilogue, unless it only passes outputs through (EpilogueShortcut).
+
+# NOTE: Grad mode on a hit
+# Thunder runs every computation with grad mode off. A hit leaves grad mode as it is where that cannot change the
+# outputs: no input requires grad (the guard pins it), the computation runs on executors that grad mode does not
+# change (_GRAD_NEUTRAL_EXECUTORS), and its outputs are new tensors (a view records the grad mode it was made in).
+# Which outputs are views follows from the inputs' sizes and strides (a reshape views or copies by strides), so this
+# holds only while the guard finds those of the call after which the entry got its guard (grad_free_on_layout).
+# stack: from 05-nvfuser-regions
+# For a single nvFuser region, it holds while the region's prepared layout says its outputs were new
+# (grad_free_region).
+# stack: end
 
 from __future__ import annotations
 
@@ -43,11 +47,10 @@ import torch
 from torch.utils._pytree import tree_leaves
 
 from thunder.core.prims import OpTags, PrimIDs
-from thunder.fastpath.autograd import AutogradConnection
 from thunder.fastpath.codegen import block
 from thunder.fastpath.guard import Guard
 from thunder.fastpath.guard_steps import Unsupported
-from thunder.fastpath.nvfuser import outputs_are_new, single_region_call
+from thunder.fastpath.tensor_checks import outputs_are_new
 
 # Executors whose calls grad mode does not change when no input requires grad (None: the trace's own Python lines).
 # Others keep the switch, unexamined: custom executors may read grad mode (autograd.Function-based ones do), CUDA
@@ -93,8 +96,11 @@ class CacheHit:
         outputs=None,
         *,
         constant_values: bool = False,
-        connection: AutogradConnection | None = None,
+        connection=None,
     ):
+        if entry.backward_fn is not None and connection is None:
+            # Its outputs would reach the caller without their autograd graph.
+            raise Unsupported("an entry with a backward, and no autograd connection for its hits")
         self.entry = entry
         self.guard = guard
         # An entry made under autocast keeps Thunder's no_autocast layer, which switches CPU's and CUDA's autocast
@@ -107,12 +113,16 @@ class CacheHit:
         # Thunder runs computation and epilogue under torch.no_grad(); the guard pins the grad mode, so the switch
         # is needed only for entries made with grad enabled.
         self.made_with_grad = guard.grad_enabled
-        self.connection = connection  # the autograd connection, for an entry with a backward
+        self.connection = connection  # autograd.AutogradConnection, for an entry with a backward
         # A computation that is one nvFuser region call: the hit calls the region's executor itself. Not for an entry
         # made under autocast, whose hit calls the computation through the no_autocast layer kept above.
         self.region_call = None
+        # stack: from 05-nvfuser-regions
         if connection is None and self.epilogue_shortcut is not None and guard.autocast is None:
+            from thunder.fastpath.nvfuser import single_region_call
+
             self.region_call = single_region_call(entry.computation_traces[-1], self.computation)
+        # stack: end
         # NOTE: Grad mode on a hit: a region whose outputs for the prepared layout are new (the region tells)...
         self.grad_free_region = self.region_call is not None and self.made_with_grad and guard.no_grad_inputs
         # ...and any other computation, on the layout of the call (args, kwargs) that the guard was built from, where

@@ -19,12 +19,9 @@ import torch.jit._trace as jit_trace
 from torch.nn.modules import module as nn_module
 
 from thunder.core.module import ThunderModule
-from thunder.core.trace import _tracectx
+from thunder.fastpath.dispatch import get_trace
 
 _nn_module_call = nn_module.Module.__call__
-# get_trace(None): the trace being built, None outside tracing; thunder.core.trace.is_tracing() asks the same
-# through two Python frames.
-get_trace = _tracectx.get
 
 
 def module_call_only_calls_forward(module) -> bool:

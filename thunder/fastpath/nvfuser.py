@@ -34,7 +34,7 @@ from typing import NamedTuple
 import torch
 
 # TensorGuards: private torch API (see guard.py), None without it; regions then keep Thunder's wrapper.
-from thunder.fastpath.tensor_checks import TensorGuards, same_layout_check
+from thunder.fastpath.tensor_checks import TensorGuards, outputs_are_new, same_layout_check
 
 # What the region hands to nvFuser's executor itself; other tensor subclasses go through Thunder's wrapper.
 _PLAIN_TENSOR_TYPES = (torch.Tensor, torch.nn.Parameter)
@@ -191,13 +191,6 @@ class FusionRegion:
         if self.first_prepared is None:
             self.first_prepared = self.prepared
         return out
-
-
-def outputs_are_new(outputs, inputs) -> bool:
-    """Whether no output is a view or one of the inputs: then the call (a region here, a computation in
-    ``hit_function.py``) made every output itself, and grad mode does not change them when no input requires grad (a
-    view records the grad mode it was made in, which decides later in-place updates)."""
-    return not any(isinstance(o, torch.Tensor) and (o._is_view() or any(o is i for i in inputs)) for o in outputs)
 
 
 class RegionCall(NamedTuple):

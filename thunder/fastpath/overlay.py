@@ -1,14 +1,14 @@
 """The fast path on a Thunder without its entry points (lightning-thunder 0.2.6): installs them at import.
 
 This is the one place where the fast path rebinds upstream attributes, each standing for a change that the
-``upstream/`` stack of pull requests makes to Thunder's source (``entry.py`` lists the entry points):
+``upstream/`` stack of pull requests makes to Thunder's source:
 
 * ``thunder.jit``: upstream's, with the ``fastpath`` keyword (``switch.compile_option``) put into the compile options,
   and ``entry.fast_jitted`` applied to what it returns;
 * in the ``fn_`` that such a ``thunder.jit`` made, the cache lookup that it calls (the closure variable
   ``get_computation_and_inputs``): upstream's, recording the entry that it returns (``entry.LookupRecord``);
-* ``thunder.executors.nvfuserex_impl.create_fusion_definition_wrapper``: upstream's, then ``entry.fusion_region``;
-* ``thunder.dynamo.compiler.ThunderCompiler.__call__``: upstream's, then ``entry.thunderfx_graph``, installed when
+* ``thunder.executors.nvfuserex_impl.create_fusion_definition_wrapper``: upstream's, then ``nvfuser.fusion_region``;
+* ``thunder.dynamo.compiler.ThunderCompiler.__call__``: upstream's, then ``thunderfx.thunderfx_graph``, installed when
   ``thunder.dynamo.compiler`` is first imported (it imports parts of inductor, which ``import thunder`` does not);
 * where nvFuser is usable and the legacy ``nvfuser`` module is missing: a minimal ``nvfuser`` module with
   ``compute_tensor_descriptor``, which lightning-thunder 0.2.6 imports from it and nvFuser 0.2.36 no longer ships
@@ -30,7 +30,8 @@ import types
 import thunder
 from thunder.core.module import ThunderModule
 from thunder.fastpath import switch
-from thunder.fastpath.entry import LookupRecord, fast_jitted, fusion_region, thunderfx_graph
+from thunder.fastpath.entry import LookupRecord, fast_jitted
+from thunder.fastpath.nvfuser import fusion_region
 
 # Keep the originals if this module is imported twice (importlib.reload, or two import paths).
 _upstream_jit = getattr(thunder.jit, "_lc_upstream_jit", thunder.jit)
@@ -121,6 +122,8 @@ def _install_legacy_nvfuser_module() -> None:
 
 
 def _install_thunderfx_graph(compiler_module) -> None:
+    from thunder.fastpath.thunderfx import thunderfx_graph
+
     compiler = compiler_module.ThunderCompiler
     upstream_call = compiler.__call__
     if getattr(upstream_call, "_lc_upstream", None) is not None:

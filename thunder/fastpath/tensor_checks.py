@@ -16,7 +16,7 @@ from thunder.fastpath.codegen import block
 from thunder.fastpath.guard_steps import DECLINE, MISS, Reason, Step, Unsupported, miss_if
 
 # dynamo's TensorGuards is private torch API: without it an entry that checks tensors keeps Thunder's path
-# (Unsupported). test_guard_codegen.py's test_tensor_guards_behave_as_the_guards_rely_on pins what the guards rely on.
+# (Unsupported). test_guards.py's test_tensor_guards_behave_as_the_guards_rely_on pins what the guards rely on.
 try:
     from torch._C._dynamo.guards import TensorGuards
 except ImportError:
@@ -302,3 +302,10 @@ def _expected_aliasing(expected: str, first_name: dict, storages: list[str], n_k
     if len(distinct) > 1:
         same.append(f"len({{{', '.join(distinct)}}}) == {len(distinct)}")
     return [*lines, miss_if(f"not ({' and '.join(same)})")]
+
+
+def outputs_are_new(outputs, inputs) -> bool:
+    """Whether no output is a view or one of the inputs: then the call (a computation in ``hit_function.py``, a region
+    in ``nvfuser.py``) made every output itself, and grad mode does not change them when no input requires grad (a
+    view records the grad mode it was made in, which decides later in-place updates)."""
+    return not any(isinstance(o, torch.Tensor) and (o._is_view() or any(o is i for i in inputs)) for o in outputs)

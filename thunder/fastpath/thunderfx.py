@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import torch
 
+from thunder.fastpath import switch
 from thunder.fastpath.module import module_call_only_calls_forward
 
-__all__ = ["graph_call"]
+__all__ = ["graph_call", "thunderfx_graph"]
 
 # NOTE: The split module's call
 # `ThunderCompiler` returns the split `GraphModule` (its regions jitted), and Dynamo calls a backend's result
@@ -36,3 +37,11 @@ def graph_call(split_module: torch.fx.GraphModule):
 
     call_split_module.split_module = split_module
     return call_split_module
+
+
+def thunderfx_graph(split_module, thunder_options: dict):
+    """What ``ThunderCompiler`` returns to Dynamo for ``split_module`` (the graph it split, its regions jitted with
+    ``thunder_options``): where the regions take the fast path, the lean call of ``graph_call``."""
+    if switch.chosen(thunder_options.get("fastpath")):
+        return graph_call(split_module)
+    return split_module

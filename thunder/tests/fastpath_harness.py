@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import pathlib
+import threading
 from contextlib import nullcontext
 
 import torch
@@ -174,3 +175,40 @@ def float64_default():
         yield
     finally:
         torch.set_default_dtype(old)
+
+
+def run_in_threads(n_threads: int, work) -> list:
+    """Runs ``work(k)`` in ``n_threads`` threads started together; the exceptions they raised, as reprs."""
+    errors, barrier = [], threading.Barrier(n_threads)
+
+    def run(k):
+        barrier.wait()
+        try:
+            work(k)
+        except Exception as e:  # noqa: BLE001  (reported by the caller, not raised in a thread)
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(n_threads)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return errors
+
+
+def assert_counts_add_up(jitted):
+    """``stats`` counts what happened: no counter below zero, calls = hits + misses, and the hits served by guards are
+    exactly the hits that no call through Thunder's path made (those calls less the misses among them)."""
+    s = thunder.fastpath.stats(jitted)
+    upstream_calls = sum(s.upstream_path_calls.values())
+    assert min(s.calls, s.hits, s.misses, s.served_by_guards, upstream_calls, *s.upstream_path_calls.values()) >= 0
+    assert s.calls == s.hits + s.misses == thunder.compile_stats(jitted).calls
+    assert s.served_by_guards == s.hits - (upstream_calls - s.misses)
+    return s
+
+
+def reasons_after(f, *calls):
+    """Makes each call (a function of the jitted callable) and returns the last miss record's entry reasons."""
+    for call in calls:
+        call(f)
+    return [str(verdict) for verdict in thunder.fastpath.recompile_reasons(f)[-1].entries]

@@ -115,29 +115,6 @@ def test_hits_under_autocast(executor, device, _):
     assert thunder.compile_stats(fast).calls == 13 and hits_misses(fast) == (8, 4)
 
 
-@instantiate(dtypes=NOTHING, executors=EXECUTORS)
-def test_training_under_autocast(executor, device, _):
-    def make():
-        return t(4, 8, requires_grad=True).to(device), t(8, 8, seed=1).to(device).requires_grad_()
-
-    def forward_and_backward(f):
-        a, w = make()
-        with torch.autocast(device, dtype=torch.bfloat16):
-            out = f(a, w)
-        out.float().sum().backward()
-        return out.detach(), out.dtype, a.grad, w.grad
-
-    f = lambda a, w: torch.tanh(a @ w) * 2
-    up = thunder.jit(f, fastpath=False, executors=executor.executors_list())
-    fast = thunder.jit(f, fastpath=True, executors=executor.executors_list())
-    for i in range(3):
-        took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
-        assert_bitwise(forward_and_backward(up), forward_and_backward(fast))
-        assert hits_misses(up) == hits_misses(fast)
-        assert took_fast_path(fast) == (i > 0)
-    assert forward_and_backward(fast)[1] is torch.bfloat16
-
-
 def test_default_dtype():
     make = lambda: ((t(3),), {})
     calls = [
@@ -280,21 +257,6 @@ def test_other_executors_keep_the_grad_switch():
         getattr(b.sym.executor, "name", None) for b in thunder.last_traces(fast)[-1].bound_symbols
     }
     assert newest_hit(fast).made_with_grad and not newest_hit(fast).grad_free_on_layout
-
-
-def test_grad_switch_kept_where_an_input_requires_grad_or_grad_mode_is_off():
-    cases = [
-        (lambda a: a * 2, (t(2, 3, requires_grad=True),)),
-        (lambda a, b: a * b, (t(2, 3), t(2, 3, requires_grad=True))),
-    ]
-    for fn, args in cases:
-        fast = thunder.jit(fn, fastpath=True)
-        fast(*args)
-        assert not newest_hit(fast).grad_free_on_layout
-    with torch.no_grad():  # nothing to switch
-        fast = thunder.jit(lambda a: a * 2, fastpath=True)
-        fast(t(2, 3))
-        assert not newest_hit(fast).made_with_grad and not newest_hit(fast).grad_free_on_layout
 
 
 @instantiate(dtypes=NOTHING, executors=EXECUTORS)

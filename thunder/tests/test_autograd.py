@@ -15,15 +15,42 @@ import torch
 
 import thunder
 import thunder.fastpath
+from thunder.fastpath import recompile_reasons
 from thunder.tests.framework import NOTHING, instantiate
 
 from fastpath_harness import (
     EXECUTORS,
+    Call,
     assert_bitwise,
+    assert_counts_add_up,
     hits_misses,
+    newest_hit,
+    reasons_after,
+    run_differential,
+    run_in_threads,
     t,
     took_fast_path,
 )
+
+
+class TwoLayers(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = torch.nn.Linear(8, 16), torch.nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.b(torch.relu(self.a(x)))
+
+
+class Scaled(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+        self.register_buffer("scale", torch.full((4,), 2.0))
+        self.k = 3
+
+    def forward(self, x):
+        return self.lin(x) * self.scale * self.k
 
 
 def test_forward_and_backward_gradients():
@@ -268,3 +295,130 @@ def test_a_language_model_trained_with_adamw_like_upstream(executor, device, _):
         assert losses[False][1] == losses[True][1] == "ThunderOutputFunctionBackward"
         assert_bitwise(list(systems[False][0].parameters()), list(systems[True][0].parameters()))
         assert hits_misses(systems[False][0]) == hits_misses(systems[True][0])
+
+
+@instantiate(dtypes=NOTHING, executors=EXECUTORS)
+def test_training_under_autocast(executor, device, _):
+    def make():
+        return t(4, 8, requires_grad=True).to(device), t(8, 8, seed=1).to(device).requires_grad_()
+
+    def forward_and_backward(f):
+        a, w = make()
+        with torch.autocast(device, dtype=torch.bfloat16):
+            out = f(a, w)
+        out.float().sum().backward()
+        return out.detach(), out.dtype, a.grad, w.grad
+
+    f = lambda a, w: torch.tanh(a @ w) * 2
+    up = thunder.jit(f, fastpath=False, executors=executor.executors_list())
+    fast = thunder.jit(f, fastpath=True, executors=executor.executors_list())
+    for i in range(3):
+        took_fast_path.stamp = thunder.compile_stats(fast).last_trace_host_start
+        assert_bitwise(forward_and_backward(up), forward_and_backward(fast))
+        assert hits_misses(up) == hits_misses(fast)
+        assert took_fast_path(fast) == (i > 0)
+    assert forward_and_backward(fast)[1] is torch.bfloat16
+
+
+def test_grad_switch_kept_where_an_input_requires_grad_or_grad_mode_is_off():
+    cases = [
+        (lambda a: a * 2, (t(2, 3, requires_grad=True),)),
+        (lambda a, b: a * b, (t(2, 3), t(2, 3, requires_grad=True))),
+    ]
+    for fn, args in cases:
+        fast = thunder.jit(fn, fastpath=True)
+        fast(*args)
+        assert not newest_hit(fast).grad_free_on_layout
+    with torch.no_grad():  # nothing to switch
+        fast = thunder.jit(lambda a: a * 2, fastpath=True)
+        fast(t(2, 3))
+        assert not newest_hit(fast).made_with_grad and not newest_hit(fast).grad_free_on_layout
+
+
+def test_module_called_from_threads_in_both_grad_modes():
+    # A jitted module called from four threads over three batch sizes, each call in the grad mode of its turn: one
+    # entry per batch size and grad mode (or two, where threads compile it at once). Outputs as eager's, requiring grad
+    # as grad mode says; afterwards one thread's calls in both modes are served by guards. (With one is_grad_enabled
+    # field in the compile data, written by every call, a thread under no_grad can make another thread's entry for
+    # grad mode without its backward. A fast callable keeps it per thread: grad_mode.py.)
+    model = TwoLayers()
+    jitted = thunder.jit(model, fastpath=True)
+    inputs = [t(n, 8, seed=n) for n in (1, 3, 5)]
+    with torch.no_grad():
+        expected = [model(x) for x in inputs]
+    outcomes = []
+
+    def work(k):
+        for i in range(60):
+            x, want = inputs[(k + i) % 3], expected[(k + i) % 3]
+            grad = (k + i // 3) % 2 == 0
+            with torch.set_grad_enabled(grad):
+                out = jitted(x)
+            outcomes.append((torch.allclose(out.detach(), want), out.requires_grad == grad))
+
+    assert run_in_threads(4, work) == []
+    assert outcomes == [(True, True)] * 4 * 60
+    after_threads = assert_counts_add_up(jitted)
+    assert 6 <= after_threads.misses <= 4 * 6
+    assert after_threads.guarded_entries == after_threads.entries
+    for i in range(120):
+        with torch.set_grad_enabled(i % 2 == 0):
+            out = jitted(inputs[i % 3])
+        assert out.requires_grad == (i % 2 == 0)
+    after = assert_counts_add_up(jitted)
+    assert after.misses == after_threads.misses
+    assert after.served_by_guards - after_threads.served_by_guards >= 0.95 * 120
+
+
+def test_module_parameters_buffers_and_attributes():
+    m = thunder.jit(Scaled(), fastpath=True)
+    m(t(2, 4))
+    # A buffer replaced by one of another dtype: a miss, whose new entry then fails its own prologue (Thunder traces
+    # the model's buffer and checks the ThunderModule's, test_upstream_quirks.py); the record is made all the same.
+    m.set_buffer("scale", torch.full((4,), 2.0, dtype=torch.float64))
+    with pytest.raises(AssertionError, match="expected tensor"):
+        m(t(2, 4))
+    assert [str(v) for v in recompile_reasons(m)[-1].entries] == [
+        "entry 0 failed: self.scale: dtype torch.float32 expected, torch.float64 given"
+    ]
+    m.set_buffer("scale", torch.full((4,), 2.0))
+    m._model.k = 4  # a plain attribute, read from the model
+    assert reasons_after(m, lambda m: m(t(2, 4)))[-1] == (
+        "entry 0 failed: self.k: value 3 expected, 4 given (cache=constant values)"
+    )
+    m._model.lin.weight.requires_grad_(False)  # a parameter that no longer requires grad
+    assert reasons_after(m, lambda m: m(t(2, 4)))[0].startswith(
+        "entry 2 failed: self.lin.weight: requires_grad True expected, False given"
+    )
+
+
+def test_requires_grad_is_part_of_the_cache_key():
+    calls = [
+        Call(lambda: ((t(2, 3), t(2, 3, seed=1)), {})),
+        Call(lambda: ((t(2, 3, requires_grad=True), t(2, 3)), {}), expect_fast=False),
+        Call(lambda: ((t(2, 3, requires_grad=True), t(2, 3)), {}), expect_fast=True),
+        Call(lambda: ((t(2, 3), t(2, 3, requires_grad=True)), {}), expect_fast=False),
+        Call(lambda: ((t(2, 3), t(2, 3, seed=1)), {}), expect_fast=True),
+    ]
+    run_differential(lambda a, b: a * b + a.sin(), calls)
+
+
+def test_training_entry_whose_first_call_raised_gets_its_guard():
+    # As test_cache_semantics.py's test of an entry whose computation raised on its first call, for an entry with a
+    # backward: its hits raise as Thunder's do, and the older entry's hits stay fast.
+    def f(x, index):
+        return torch.index_select(x, 0, index) * 2
+
+    def call(size, index, expect_fast=None):
+        return Call(lambda: ((t(size, requires_grad=True), torch.tensor(index)), {}), expect_fast=expect_fast)
+
+    calls = [
+        call(4, [1, 2], expect_fast=False),
+        call(4, [1, 2], expect_fast=True),
+        call(5, [7], expect_fast=False),  # an entry whose computation raises
+        call(4, [1, 2], expect_fast=True),
+        call(5, [7], expect_fast=True),
+        call(5, [0], expect_fast=True),
+    ]
+    up, fast = run_differential(f, calls)
+    assert hits_misses(fast) == (4, 2)

@@ -52,8 +52,7 @@ def test_computation_that_raises_on_a_hit():
     assert hits_misses(fast) == (10, 2)  # an entry per grad mode
 
 
-@pytest.mark.parametrize("requires_grad", [False, True])
-def test_entry_whose_first_call_raised_gets_its_guard(requires_grad):
+def test_entry_whose_first_call_raised_gets_its_guard():
     # A new shape whose first call raises in the computation (as an out-of-memory error would) leaves a cache entry.
     # It gets its guard all the same: the older entry's hits stay fast, and its own hits raise as Thunder's do.
     # An error while tracing (a number that the function rejects) leaves no entry and changes nothing.
@@ -63,7 +62,7 @@ def test_entry_whose_first_call_raised_gets_its_guard(requires_grad):
         return torch.index_select(x, 0, index) * 2
 
     def call(size, index, n=1, expect_fast=None):
-        make = lambda: ((t(size, requires_grad=requires_grad), torch.tensor(index), n), {})
+        make = lambda: ((t(size), torch.tensor(index), n), {})
         return Call(make, expect_fast=expect_fast)
 
     calls = [
@@ -421,7 +420,7 @@ def test_the_index_follows_the_argument_whose_shape_changes():
         assert hits_misses(fast) == (hits, misses + 1)
 
     # A module called with a keyword: the same index (the fast module call passes the keywords on).
-    linear = torch.nn.Linear(4, 2)
+    linear = torch.nn.Linear(4, 2).requires_grad_(False)
     calls = [Call(lambda n=n: ((), {"input": t(n, 4)})) for n in sizes]
     calls += [Call(lambda n=n: ((), {"input": t(n, 4)}), expect_fast=True) for n in sizes]
     up, fast = run_differential(linear, calls, module=True)
@@ -457,7 +456,7 @@ def test_thunder_transforms_that_change_the_prologue_or_the_computation(transfor
         fn = lambda a, b, n: a * n + b
     else:
         torch.manual_seed(0)
-        fn = torch.nn.Linear(4, 3)
+        fn = torch.nn.Linear(4, 3).requires_grad_(False)
         calls = [Call(lambda m=make: (m()[0][:1], {})) for make in (c.make for c in calls)]
     up, fast = run_differential(fn, calls, module=subject == "module", transforms=_thunder_transforms()[transform]())
     state = (fast._forward_fn if subject == "module" else fast)._lc_fastpath_state

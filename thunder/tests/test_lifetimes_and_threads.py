@@ -19,7 +19,9 @@ from thunder.tests.framework import NOTHING, instantiate
 
 from fastpath_harness import (
     EXECUTORS,
+    assert_counts_add_up,
     hits_misses,
+    run_in_threads,
     t,
 )
 
@@ -189,36 +191,6 @@ def test_a_module_is_freed_after_its_first_calls_like_upstream(calls):
     assert freed == {False: True, True: True}
 
 
-def run_in_threads(n_threads: int, work) -> list:
-    """Runs ``work(k)`` in ``n_threads`` threads started together; the exceptions they raised, as reprs."""
-    errors, barrier = [], threading.Barrier(n_threads)
-
-    def run(k):
-        barrier.wait()
-        try:
-            work(k)
-        except Exception as e:  # noqa: BLE001  (reported by the caller, not raised in a thread)
-            errors.append(repr(e))
-
-    threads = [threading.Thread(target=run, args=(k,)) for k in range(n_threads)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return errors
-
-
-def assert_counts_add_up(jitted):
-    """``stats`` counts what happened: no counter below zero, calls = hits + misses, and the hits served by guards are
-    exactly the hits that no call through Thunder's path made (those calls less the misses among them)."""
-    s = thunder.fastpath.stats(jitted)
-    upstream_calls = sum(s.upstream_path_calls.values())
-    assert min(s.calls, s.hits, s.misses, s.served_by_guards, upstream_calls, *s.upstream_path_calls.values()) >= 0
-    assert s.calls == s.hits + s.misses == thunder.compile_stats(jitted).calls
-    assert s.served_by_guards == s.hits - (upstream_calls - s.misses)
-    return s
-
-
 def test_entries_made_by_threads_serve_later_hits():
     # Eight threads call one function over twelve shapes at once: Thunder's cache may get two entries for a shape
     # (two threads compile it at once), as it does without the fast path. Each entry's guard is built from a call that
@@ -254,50 +226,6 @@ def test_entries_made_by_threads_serve_later_hits():
     after = assert_counts_add_up(fast)
     assert after.misses == after_threads.misses
     assert after.served_by_guards - after_threads.served_by_guards >= 0.95 * 240
-
-
-class TwoLayers(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.a, self.b = torch.nn.Linear(8, 16), torch.nn.Linear(16, 4)
-
-    def forward(self, x):
-        return self.b(torch.relu(self.a(x)))
-
-
-def test_module_called_from_threads_in_both_grad_modes():
-    # A jitted module called from four threads over three batch sizes, each call in the grad mode of its turn: one
-    # entry per batch size and grad mode (or two, where threads compile it at once). Outputs as eager's, requiring grad
-    # as grad mode says; afterwards one thread's calls in both modes are served by guards. (With one is_grad_enabled
-    # field in the compile data, written by every call, a thread under no_grad can make another thread's entry for
-    # grad mode without its backward. A fast callable keeps it per thread: grad_mode.py.)
-    model = TwoLayers()
-    jitted = thunder.jit(model, fastpath=True)
-    inputs = [t(n, 8, seed=n) for n in (1, 3, 5)]
-    with torch.no_grad():
-        expected = [model(x) for x in inputs]
-    outcomes = []
-
-    def work(k):
-        for i in range(60):
-            x, want = inputs[(k + i) % 3], expected[(k + i) % 3]
-            grad = (k + i // 3) % 2 == 0
-            with torch.set_grad_enabled(grad):
-                out = jitted(x)
-            outcomes.append((torch.allclose(out.detach(), want), out.requires_grad == grad))
-
-    assert run_in_threads(4, work) == []
-    assert outcomes == [(True, True)] * 4 * 60
-    after_threads = assert_counts_add_up(jitted)
-    assert 6 <= after_threads.misses <= 4 * 6
-    assert after_threads.guarded_entries == after_threads.entries
-    for i in range(120):
-        with torch.set_grad_enabled(i % 2 == 0):
-            out = jitted(inputs[i % 3])
-        assert out.requires_grad == (i % 2 == 0)
-    after = assert_counts_add_up(jitted)
-    assert after.misses == after_threads.misses
-    assert after.served_by_guards - after_threads.served_by_guards >= 0.95 * 120
 
 
 def test_calls_while_another_thread_recompiles_and_a_third_drops_the_callable():

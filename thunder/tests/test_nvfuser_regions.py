@@ -611,6 +611,20 @@ def test_nvfuser_skip_cache_keeps_the_first_definition_like_upstream():
 
 @requiresCUDA
 @requiresNVFuser
+def test_nvfuser_regions_keep_upstreams_wrapper_without_tensor_guards(monkeypatch):
+    # dynamo's TensorGuards is private torch API (test_guards.py): without it, regions keep Thunder's wrapper.
+    from thunder.executors.nvfuserex_impl import FusionDefinitionWrapper
+
+    monkeypatch.setattr(thunder.fastpath.nvfuser, "TensorGuards", None)
+    a = torch.randn(4, 6, device="cuda")
+    up, fast = nvfuser_pair(lambda x: x.exp() * 2)
+    for _ in range(3):
+        run_both(up, fast, a)
+    assert fusion_regions(fast) and all(type(r) is FusionDefinitionWrapper for r in fusion_regions(fast))
+
+
+@requiresCUDA
+@requiresNVFuser
 def test_nvfuser_save_fake_inputs_keeps_upstreams_wrapper():
     # nv_save_fake_inputs: fd.execute records fake copies of the inputs (for repro scripts) on every call, so the
     # regions of such callables keep Thunder's wrapper, hits included.
