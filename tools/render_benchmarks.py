@@ -1,4 +1,4 @@
-"""Renders the tables of BENCHMARKS.md, README.md and upstream/03-jit-fastpath/PR.md from the JSON in results/.
+"""Renders the tables of BENCHMARKS.md, README.md and upstream/04-jit-fastpath/PR.md from the JSON in results/.
 
 Prose and data cannot drift: the documents' tables are rewritten from the files that the benchmark commands write.
 
@@ -22,7 +22,7 @@ import sys
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = REPO / "results"
-DOCUMENTS = (REPO / "BENCHMARKS.md", REPO / "README.md", REPO / "upstream" / "03-jit-fastpath" / "PR.md")
+DOCUMENTS = (REPO / "BENCHMARKS.md", REPO / "README.md", REPO / "upstream" / "04-jit-fastpath" / "PR.md")
 sys.path.insert(0, str(REPO / "thunder" / "benchmarks"))
 
 from target_figures import by_case, target_figures  # noqa: E402  (found through the path above)

@@ -73,7 +73,9 @@ UPSTREAM_NAMES = {
             "cuda_graphs",
             "explain",
             "generated_sequences",
+            "guard_checks",
             "guard_codegen",
+            "guards",
             "lifetimes_and_threads",
             "modules",
             "nvfuser_regions",
@@ -132,28 +134,42 @@ STACK = (
         _tests("autograd_placeholder"),
     ),
     PullRequest(
-        "02-fastpath-guards",
+        "02-guard-checks",
+        (
+            Piece(
+                "fastpath: the checks a cache entry's guard is made of",
+                "A cache hit runs the entry's prologue after populate_cache_info has filled a dict from torch's "
+                "state; its checks are generic function calls. The parts of a guard that answer the same questions "
+                "with generated code: torch's global state read directly (state_checks.py), all tensors' metadata "
+                "in one C++ call (dynamo's TensorGuards) with a per-tensor check that agrees with "
+                "check_tensor_metadata, and the aliasing by storage pointers (tensor_checks.py), as steps that "
+                "compile to straight-line Python (guard_steps.py, codegen.py). Nothing calls them yet.",
+                (
+                    "thunder/fastpath/__init__.py",
+                    *_fastpath("codegen", "guard_steps", "tensor_checks", "state_checks"),
+                    *_tests("guard_checks"),
+                ),
+            ),
+        ),
+        _tests("guard_checks"),
+    ),
+    PullRequest(
+        "03-fastpath-guards",
         (
             Piece(
                 "fastpath: guards generated from each cache entry's prologue",
-                "A cache hit runs the entry's prologue, whose checks are generic function calls, after "
-                "populate_cache_info has filled a dict from torch's state. A guard answers the same question with "
-                "code generated once per entry from its prologue trace: the same unpacking, the value checks "
-                "written out, torch's state read directly, all tensors' metadata in one C++ call (dynamo's "
-                "TensorGuards) and the aliasing by storage pointers. It returns MISS where the prologue would "
-                "fail and DECLINE where it cannot tell (the cache lookup decides). Nothing calls it yet; the tests "
-                "build guards from the entries of callables jitted as today and hold them against their prologues.",
-                (
-                    "thunder/fastpath/__init__.py",
-                    *_fastpath("codegen", "guard_steps", "tensor_checks", "state_checks", "prologue_checks", "guard"),
-                    *_tests("guards"),
-                ),
+                "build_guard translates one entry's prologue trace, once, into a Guard: the prologue's own lines "
+                "(the same unpacking, each check_* written out), then the global-state, tensor and aliasing checks. "
+                "It returns what the prologue returns, MISS where the prologue would fail and DECLINE where it "
+                "cannot tell (the cache lookup decides). Nothing calls it yet; the tests build guards from the "
+                "entries of callables jitted as today and hold them against their prologues.",
+                (*_fastpath("prologue_checks", "guard"), *_tests("guards")),
             ),
         ),
         _tests("guards"),
     ),
     PullRequest(
-        "03-jit-fastpath",
+        "04-jit-fastpath",
         (
             Piece(
                 "jit: fastpath=True, cache hits served by generated functions",
@@ -186,7 +202,7 @@ STACK = (
         CACHE_PATH_TESTS,
     ),
     PullRequest(
-        "04-autograd-connection",
+        "05-autograd-connection",
         (
             Piece(
                 "fastpath: the autograd connection of a cache hit",
@@ -200,7 +216,7 @@ STACK = (
         _tests("autograd", "cuda_graphs"),
     ),
     PullRequest(
-        "05-nvfuser-regions",
+        "06-nvfuser-regions",
         (
             Piece(
                 "nvFuser: regions that reuse their FusionDefinition on the fast path",
@@ -216,7 +232,7 @@ STACK = (
         _tests("nvfuser_regions"),
     ),
     PullRequest(
-        "06-module-call",
+        "07-module-call",
         (
             Piece(
                 "fastpath: a ThunderModule called without nn.Module.__call__",
@@ -229,7 +245,7 @@ STACK = (
         _tests("modules"),
     ),
     PullRequest(
-        "07-thunderfx-split-module-call",
+        "08-thunderfx-split-module-call",
         (
             Piece(
                 "ThunderFX: the split module called without nn.Module.__call__ on the fast path",
@@ -246,7 +262,7 @@ STACK = (
         _tests("thunderfx"),
     ),
     PullRequest(
-        "08-small-graph-benchmark",
+        "09-small-graph-benchmark",
         (
             Piece(
                 "benchmarks: small_graph.py, per-call overhead on small graphs",
@@ -259,7 +275,7 @@ STACK = (
         ),
     ),
     PullRequest(
-        "09-fastpath-on-by-default",
+        "10-fastpath-on-by-default",
         (
             Piece(
                 "jit: the fast path on by default",

@@ -4,7 +4,7 @@ Each cache entry of a jitted callable gets one generated function that decides a
 would (its guard, ``guard.py``) and then runs what Thunder's call runs, and nothing else (NOTE: The stages of a hit, in
 ``hit_function.py``). Each module's docstring names the Thunder code that it stands for.
 """
-# stack: from 03-jit-fastpath
+# stack: from 04-jit-fastpath
 
 # The switch (switch.py): thunder.jit(fn, fastpath=True) (or False) decides for one callable, enable() and disable()
 # for callables jitted afterwards, THUNDER_FASTPATH sets the default. recompile_reasons(f) says, for each call of f

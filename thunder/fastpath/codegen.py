@@ -1,4 +1,4 @@
-"""Generated functions: an indenting source buffer and the step that compiles a function from it.
+"""Generated functions: an indenting source buffer, the step that compiles a function from it, and values as source.
 
 The guards (``guard.py``) and the hit functions (``hit_function.py``) are Python source generated once per cache entry
 and compiled with ``exec``, as Thunder compiles its traces and as dynamo's ``build_guard_function`` does.
@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Iterator
+
+import torch
 
 
 class CodeBuffer:
@@ -80,3 +82,27 @@ def compile_function(source: str, name: str, global_ns: dict):
     exec(compile(source, f"thunder.fastpath.{name}", "exec"), namespace)
     # namespace is the function's globals: left in it, the function would make a reference cycle with them.
     return namespace.pop(name)
+
+
+class Constants:
+    """A value as guard source: a literal where it has one, else a name (``__c0``, ...) bound in the namespace."""
+
+    def __init__(self, namespace: dict):
+        self.namespace = namespace
+        self.count = 0
+
+    def __call__(self, value) -> str:
+        if (
+            value is None
+            or type(value) in (bool, int, str)
+            or (type(value) is float and value == value and abs(value) != float("inf"))
+        ):
+            return repr(value)
+        if isinstance(value, torch.dtype):
+            return str(value)
+        if value in (bool, int, float, complex, str):
+            return value.__name__
+        name = f"__c{self.count}"
+        self.count += 1
+        self.namespace[name] = value
+        return name

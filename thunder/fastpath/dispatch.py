@@ -267,7 +267,7 @@ class FastCallableState:
                 cache_note=self.cache_note,
             )
             connection = None
-            # stack: from 04-autograd-connection
+            # stack: from 05-autograd-connection
             if entry.backward_fn is not None:
                 from thunder.fastpath.autograd import AutogradConnection
 
@@ -364,7 +364,7 @@ def make_fast(upstream_fn, cd, cs, lookups: LookupRecord, *, thunder_module=None
         return dispatch(args, kwargs)
 
     functools.update_wrapper(fast_fn, upstream_fn)
-    # stack: from 06-module-call
+    # stack: from 07-module-call
     fast_fn._lc_dispatch = dispatch  # what module.thunder_module_call calls, with args and kwargs as it got them
     # stack: end
     fast_fn._lc_fastpath_state = state

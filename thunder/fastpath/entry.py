@@ -38,7 +38,7 @@ def fast_jitted(jitted, lookups: LookupRecord):
     keep_grad_mode_per_thread(cd)
     if isinstance(jitted, ThunderModule):
         jitted._forward_fn = make_fast(jitted._forward_fn, cd, cs, lookups, thunder_module=jitted)
-        # stack: from 06-module-call
+        # stack: from 07-module-call
         from thunder.fastpath.module import FastThunderModule
 
         jitted.__class__ = FastThunderModule  # called without nn.Module.__call__ where that has nothing to do

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import torch
 
 from thunder.core.proxies import Proxy, TensorProxy
-from thunder.fastpath.codegen import compile_function, function_source
+from thunder.fastpath.codegen import Constants, compile_function, function_source
 from thunder.fastpath.guard_steps import (
     DECLINE,
     MISS,
@@ -125,30 +125,6 @@ def _raised(steps, k: int, error: Exception) -> str:
     reason = steps[k].reason
     where = reason.subject if reason is not None else f"step {k} of the guard"
     return f"{where}: reading it raised {type(error).__name__}: {error}"
-
-
-class Constants:
-    """A value as guard source: a literal where it has one, else a name (``__c0``, ...) bound in the namespace."""
-
-    def __init__(self, namespace: dict):
-        self.namespace = namespace
-        self.count = 0
-
-    def __call__(self, value) -> str:
-        if (
-            value is None
-            or type(value) in (bool, int, str)
-            or (type(value) is float and value == value and abs(value) != float("inf"))
-        ):
-            return repr(value)
-        if isinstance(value, torch.dtype):
-            return str(value)
-        if value in (bool, int, float, complex, str):
-            return value.__name__
-        name = f"__c{self.count}"
-        self.count += 1
-        self.namespace[name] = value
-        return name
 
 
 class GuardBuilder:

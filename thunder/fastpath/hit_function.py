@@ -19,7 +19,7 @@ Thunder's path; hits do not take timestamps.
 # 3. computation: without Thunder's torch.no_grad() decorator, grad mode switched off around it only where it is on
 #    and that can change the outputs (NOTE: Grad mode on a hit); an entry made under autocast keeps Thunder's
 #    no_autocast layer and pushes onto the compile data's autocast stack as Thunder does on every such call.
-# stack: from 05-nvfuser-regions
+# stack: from 06-nvfuser-regions
 #    A computation that is one nvFuser region call is not called: the hit calls the region's executor itself
 #    (nvfuser.single_region_call), without the region's layout check while the guard finds the sizes and strides of
 #    the call that the region's current layout was prepared for (entry_layout);
@@ -33,7 +33,7 @@ Thunder's path; hits do not take timestamps.
 # change (_GRAD_NEUTRAL_EXECUTORS), and its outputs are new tensors (a view records the grad mode it was made in).
 # Which outputs are views follows from the inputs' sizes and strides (a reshape views or copies by strides), so this
 # holds only while the guard finds those of the call after which the entry got its guard (grad_free_on_layout).
-# stack: from 05-nvfuser-regions
+# stack: from 06-nvfuser-regions
 # For a single nvFuser region, it holds while the region's prepared layout says its outputs were new
 # (grad_free_region).
 # stack: end
@@ -117,7 +117,7 @@ class CacheHit:
         # A computation that is one nvFuser region call: the hit calls the region's executor itself. Not for an entry
         # made under autocast, whose hit calls the computation through the no_autocast layer kept above.
         self.region_call = None
-        # stack: from 05-nvfuser-regions
+        # stack: from 06-nvfuser-regions
         if connection is None and self.epilogue_shortcut is not None and guard.autocast is None:
             from thunder.fastpath.nvfuser import single_region_call
 

@@ -42,7 +42,7 @@ class PrologueTranslator:
         self.trace = trace
         self.thunder_module = thunder_module
         self.compile_data = compile_data
-        self.constant = constant  # a Constants: the guard's source for a value
+        self.constant = constant  # a codegen.Constants: the guard's source for a value
         self.namespace = namespace
         self.arg_names = tuple(arg_names)  # the function's positional parameters, to name args[i] in explanations
         self.cache_note = cache_note  # said of Python values' checks in explanations

@@ -63,7 +63,7 @@ class GlobalStateChecks:
         self.expected = expected_state
         self.data_parallel = data_parallel
         self.namespace = namespace
-        self.constant = constant  # a Constants: the guard's source for a value
+        self.constant = constant  # a codegen.Constants: the guard's source for a value
         namespace.update(NAMESPACE)
         namespace["__grad_mode_words"] = _grad_mode_words
         namespace["__autocast_words"] = _autocast_words
