@@ -285,6 +285,7 @@ def hit(args, kwargs):
         return __MISS
     __cs.calls += 1
     __cs.cache_hits += 1
+    __publication.served += 1
     if __publication.entry is not __entry: __publish(__entry)
     __prepared = __region.prepared
     if __prepared is not None and __prepared.outputs_are_new and (__same_layout and __prepared is __entry_layout or __prepared.layout.check(x)):
