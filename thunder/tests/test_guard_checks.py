@@ -16,38 +16,34 @@ from thunder.fastpath.state_checks import GlobalStateChecks
 from thunder.fastpath.tensor_checks import TensorGuards
 
 
-def t(*shape, dtype=torch.float32, requires_grad=False, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(*shape, generator=g).to(dtype).requires_grad_(requires_grad)
-
-
 # NOTE: dynamo's TensorGuards is private torch API. This test pins what the guards rely on, so that a torch release
 # that changes it fails here; without it, entries keep Thunder's path.
 @pytest.mark.skipif(TensorGuards is None, reason="this torch lacks dynamo's TensorGuards")
 def test_tensor_guards_behave_as_the_guards_rely_on():
     from torch._C._dynamo.guards import TensorGuards
 
-    a = t(2, 3)
+    a = torch.randn(2, 3)
     any_strides = TensorGuards(a, dynamic_dims_sizes=[[2, 3]], dynamic_dims_strides=[[None, None]])
     pinned_strides = TensorGuards(a, dynamic_dims_sizes=[[2, 3]], dynamic_dims_strides=[[3, 1]])
     symbolic_dim = TensorGuards(a, dynamic_dims_sizes=[[None, 3]], dynamic_dims_strides=[[None, None]])
-    transposed = t(3, 2).t()
-    assert any_strides.check(t(2, 3, seed=1)) and any_strides.check(transposed)
-    assert pinned_strides.check(t(2, 3, seed=1)) and not pinned_strides.check(transposed)
-    assert symbolic_dim.check(t(5, 3)) and not symbolic_dim.check(t(5, 4))
+    transposed = torch.randn(3, 2).t()
+    assert any_strides.check(torch.randn(2, 3)) and any_strides.check(transposed)
+    assert pinned_strides.check(torch.randn(2, 3)) and not pinned_strides.check(transposed)
+    assert symbolic_dim.check(torch.randn(5, 3)) and not symbolic_dim.check(torch.randn(5, 4))
     for other in (
-        t(3, 2),
-        t(2, 3, 1),
-        t(2, 3, dtype=torch.float64),
-        t(2, 3, requires_grad=True),
-        torch.nn.Parameter(t(2, 3), requires_grad=False),
+        torch.randn(3, 2),
+        torch.randn(2, 3, 1),
+        torch.randn(2, 3, dtype=torch.float64),
+        torch.randn(2, 3, requires_grad=True),
+        torch.nn.Parameter(torch.randn(2, 3), requires_grad=False),
         torch.zeros(2, 3, device="meta"),
     ):
         assert not any_strides.check(other), other
     with torch.inference_mode():
         assert not any_strides.check(torch.zeros(2, 3))  # other dispatch keys
-    two = TensorGuards(a, t(2, 3), dynamic_dims_sizes=[[2, 3]] * 2, dynamic_dims_strides=[[None, None]] * 2)
-    assert two.check(t(2, 3), t(2, 3)) and not two.check(a, a)  # one tensor twice: check_tensors_slowly decides
+    two = TensorGuards(a, torch.randn(2, 3), dynamic_dims_sizes=[[2, 3]] * 2, dynamic_dims_strides=[[None, None]] * 2)
+    # One tensor twice: check_tensors_slowly decides.
+    assert two.check(torch.randn(2, 3), torch.randn(2, 3)) and not two.check(a, a)
 
 
 def test_tensor_matches_agrees_with_the_prologues_check():
@@ -117,7 +113,7 @@ def test_cache_info_keys_are_those_upstream_fills():
     for autocast in (False, True):
         cache_info = {}
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
-            populate(cache_info, t(2))
+            populate(cache_info, torch.randn(2))
         seen |= set(cache_info)
     assert seen == set(CACHE_INFO_KEYS)
 
@@ -152,7 +148,7 @@ def test_state_checks_agree_with_populate_cache_info(made_under):
     def recorded(state):
         cache_info = {}
         with STATES[state]():
-            populate(cache_info, t(2))
+            populate(cache_info, torch.randn(2))
         return cache_info
 
     expected = recorded(made_under)

@@ -12,11 +12,6 @@ from thunder.fastpath.guard import build_guard
 from thunder.fastpath.guard_steps import DECLINE, MISS
 
 
-def t(*shape, dtype=torch.float32, requires_grad=False, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(*shape, generator=g).to(dtype).requires_grad_(requires_grad)
-
-
 def prologue_inputs(jitted, entry, args, kwargs):
     """What the entry's prologue returns for a call, run as Thunder's cache lookup runs it (with the cache info that
     populate_cache_info fills); None where it fails."""
@@ -31,7 +26,7 @@ def prologue_inputs(jitted, entry, args, kwargs):
         thunder._cache_info_ctx.reset(token)
 
 
-x, y = t(2, 3), t(2, 3, seed=1)
+x, y = torch.randn(2, 3), torch.randn(2, 3)
 # (function, jit's cache option, the call that makes the entry, other calls); a call is (args, kwargs, context).
 GUARD_CASES = {
     "tensors": (
@@ -39,11 +34,11 @@ GUARD_CASES = {
         "constant values",
         ((x, y), {}, nullcontext),
         [
-            ((t(2, 3, seed=2), t(2, 3, seed=3)), {}, nullcontext),
-            ((t(3, 2).T, y), {}, nullcontext),  # other strides: the prologue does not check them
-            ((t(3, 3), y), {}, nullcontext),
-            ((x, t(2, 3, dtype=torch.float64)), {}, nullcontext),
-            ((x, t(2, 3, requires_grad=True)), {}, nullcontext),
+            ((torch.randn(2, 3), torch.randn(2, 3)), {}, nullcontext),
+            ((torch.randn(3, 2).T, y), {}, nullcontext),  # other strides: the prologue does not check them
+            ((torch.randn(3, 3), y), {}, nullcontext),
+            ((x, torch.randn(2, 3, dtype=torch.float64)), {}, nullcontext),
+            ((x, torch.randn(2, 3, requires_grad=True)), {}, nullcontext),
             ((x, 2.0), {}, nullcontext),
             ((x, x), {}, nullcontext),  # aliased inputs
             ((x,), {"b": y}, nullcontext),
@@ -82,8 +77,8 @@ GUARD_CASES = {
         [
             ((x, 5), {}, nullcontext),
             ((x, 2.5), {}, nullcontext),
-            ((t(3, 3), 2), {}, nullcontext),
-            ((t(2, 3, dtype=torch.float64), 2), {}, nullcontext),
+            ((torch.randn(3, 3), 2), {}, nullcontext),
+            ((torch.randn(2, 3, dtype=torch.float64), 2), {}, nullcontext),
             ((x, "2"), {}, nullcontext),
         ],
     ),
@@ -123,12 +118,13 @@ def test_guard_declines_tensor_subclasses():
     # The prologue passes a Parameter where the entry was made for a tensor; the guard, built with the tensor's exact
     # type, cannot tell that it would: it declines.
     jitted = thunder.jit(lambda a: a * 2)
-    jitted(t(3))
+    x = torch.randn(3)
+    jitted(x)
     entry = thunder.compile_stats(jitted).interpreter_cache[-1]
-    guard = build_guard(entry.prologue_traces[-1], (t(3),), {}, compile_data=thunder.compile_data(jitted)).check
-    assert guard((t(3),), {}) not in (MISS, DECLINE)
-    assert guard((torch.nn.Parameter(t(3), requires_grad=False),), {}) is DECLINE
-    assert guard((t(4),), {}) is MISS
+    guard = build_guard(entry.prologue_traces[-1], (x,), {}, compile_data=thunder.compile_data(jitted)).check
+    assert guard((torch.randn(3),), {}) not in (MISS, DECLINE)
+    assert guard((torch.nn.Parameter(torch.randn(3), requires_grad=False),), {}) is DECLINE
+    assert guard((torch.randn(4),), {}) is MISS
 
 
 # The prologue checks that Python's executor implements and that guards do not translate: an entry whose prologue
