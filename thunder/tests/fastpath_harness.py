@@ -212,3 +212,31 @@ def reasons_after(f, *calls):
     for call in calls:
         call(f)
     return [str(verdict) for verdict in thunder.fastpath.recompile_reasons(f)[-1].entries]
+
+
+def calls_with_an_entry_whose_first_call_raises(requires_grad: bool):
+    """A function and its calls: a new shape whose first call raises in the computation (as an out-of-memory error
+    would) leaves a cache entry, which gets its guard all the same: the older entry's hits stay fast, and its own hits
+    raise as Thunder's do. An error while tracing (a number that the function rejects) leaves no entry and changes
+    nothing. Five hits, three misses."""
+
+    def f(x, index, n=1):
+        if n > 1:
+            raise ValueError("n > 1")
+        return torch.index_select(x, 0, index) * 2
+
+    def call(size, index, n=1, expect_fast=None):
+        make = lambda: ((t(size, requires_grad=requires_grad), torch.tensor(index), n), {})
+        return Call(make, expect_fast=expect_fast)
+
+    calls = [
+        call(4, [1, 2], expect_fast=False),  # miss
+        call(4, [1, 2], expect_fast=True),
+        call(5, [7], expect_fast=False),  # miss: an entry whose computation raises
+        call(4, [1, 2], expect_fast=True),  # the older entry
+        call(5, [7], expect_fast=True),  # raises again, from its guarded entry
+        call(5, [0], expect_fast=True),
+        call(4, [1, 2], n=2, expect_fast=False),  # raises while tracing: no entry
+        call(4, [1, 2], expect_fast=True),
+    ]
+    return f, calls

@@ -23,6 +23,7 @@ from fastpath_harness import (
     Call,
     assert_bitwise,
     assert_counts_add_up,
+    calls_with_an_entry_whose_first_call_raises,
     hits_misses,
     newest_hit,
     reasons_after,
@@ -404,21 +405,6 @@ def test_requires_grad_is_part_of_the_cache_key():
 
 
 def test_training_entry_whose_first_call_raised_gets_its_guard():
-    # As test_cache_semantics.py's test of an entry whose computation raised on its first call, for an entry with a
-    # backward: its hits raise as Thunder's do, and the older entry's hits stay fast.
-    def f(x, index):
-        return torch.index_select(x, 0, index) * 2
-
-    def call(size, index, expect_fast=None):
-        return Call(lambda: ((t(size, requires_grad=True), torch.tensor(index)), {}), expect_fast=expect_fast)
-
-    calls = [
-        call(4, [1, 2], expect_fast=False),
-        call(4, [1, 2], expect_fast=True),
-        call(5, [7], expect_fast=False),  # an entry whose computation raises
-        call(4, [1, 2], expect_fast=True),
-        call(5, [7], expect_fast=True),
-        call(5, [0], expect_fast=True),
-    ]
-    up, fast = run_differential(f, calls)
-    assert hits_misses(fast) == (4, 2)
+    # test_cache_semantics.py's calls, with an input that requires grad: entries with a backward.
+    up, fast = run_differential(*calls_with_an_entry_whose_first_call_raises(requires_grad=True))
+    assert hits_misses(fast) == (5, 3)
