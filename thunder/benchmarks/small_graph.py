@@ -1,29 +1,39 @@
-"""Per-call host overhead of thunder.jit on small graphs: eager, thunder.jit and the fast path side by side.
+"""Per-call host overhead of thunder.jit on small graphs: eager, thunder.jit and another Thunder side by side.
 
-    python thunder/benchmarks/small_graph.py [--device cpu|cuda] [--cases a,b] [--quick] [--json PATH [--update]]
-                                             [--plot PATH] [--with-compile] [--with-thunderfx]
+    python thunder/benchmarks/small_graph.py --main DIR [--device cpu|cuda] [--cases a,b] [--quick] [--repeats N]
+        [--json PATH [--update]] [--plot PATH] [--with-no-fastpath] [--with-compile] [--with-thunderfx]
 
-Every system runs in this one process, interleaved repeat by repeat, on the same inputs. A row gives the median,
-min and max of the per-call time over the repeats (each repeat is many calls after a warm-up; CUDA is
-synchronized by torch.utils.benchmark around each repeat), its ratio to eager and to thunder.jit, and a
-mark for its outputs: '=' equal to Thunder bitwise, '~' close to eager within the dtype's tolerance, '!' neither.
+DIR is a folder holding another Thunder to compare with, for example a release
+(``pip install --no-deps --target DIR lightning-thunder==0.2.6``) or a checkout of main. Its ``thunder.jit`` is
+measured as ``main`` in a worker process (this script, run by the same interpreter with DIR first on
+``PYTHONPATH``), which builds the same cases from the same seeds. The systems in this process are interleaved repeat by repeat with the
+worker's, on the same inputs: each repeat times every system in turn, so that all of them run under the same
+conditions (clocks, caches, other load).
 
-Systems: eager; Thunder (thunder.jit with fastpath=False; "thunder" in the JSON); fast (thunder.jit with the fast
-path); computation (the fast callable's cache entry: its generated computation called directly with the prepared
-inputs, without Thunder's no_grad decorator, grad mode switched as the call needs, through Thunder's no_autocast
-decorator where the entry was made under autocast, as the hit calls it: the floor the fast path approaches);
-with nvFuser on CUDA, nvfuser-fd.execute and nvfuser-fec.execute (the FusionDefinition that Thunder built,
-called directly); with --with-compile, torch.compile; with --with-thunderfx, thunderfx and thunderfx-fast (ThunderFX,
-``thunder.dynamo.thunderfx``, which hands Dynamo's graphs to thunder.jit: Thunder's path and the fast path).
+A row gives the median, min and max of the per-call time over the repeats (each repeat is many calls after a warm-up;
+CUDA is synchronized by torch.utils.benchmark around each repeat), its ratio to eager and to main, and a mark for its
+outputs: '=' bitwise equal to main's (to thunder-no-fastpath's without --main), '~' close to eager within the
+dtype's tolerance, '!' neither.
+
+Systems: eager; thunder (``thunder.jit`` as installed: with the fast path, cache hits served by the cache entries' hit
+functions); main (``--main``); thunder-no-fastpath (``thunder.jit(fn, fastpath=False)``, with --with-no-fastpath);
+torch.compile (--with-compile); thunderfx and, with --main, main-thunderfx (``thunder.dynamo.thunderfx``, whose mark
+compares it with main's, --with-thunderfx); with nvFuser on CUDA, nvfuser-fd.execute and nvfuser-fec.execute (the
+FusionDefinition that Thunder built, called directly).
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
+import functools
+import io
 import json
+import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -33,8 +43,6 @@ import torch.utils.benchmark as tbench
 from torch.testing import make_tensor
 
 import thunder
-import thunder.fastpath  # noqa: F401  (each system below chooses its path with fastpath=)
-from thunder.fastpath.explain import fastpath_state
 
 
 # ------------------------------------------------------------------------------------------------ the cases
@@ -91,7 +99,7 @@ def train_step_fn(x, w):
 @dataclass
 class Case:
     name: str
-    fn: object  # a function or an nn.Module factory's product
+    fn: object  # a function or an nn.Module
     args: tuple
     inference: bool = False  # calls run under torch.no_grad()
     autocast: torch.dtype | None = None  # calls run under torch.autocast with this dtype
@@ -101,6 +109,8 @@ class Case:
 
 
 def make_cases(device: str) -> list[Case]:
+    """All the cases, their inputs drawn after ``torch.manual_seed(0)``: the worker builds the same ones."""
+    torch.manual_seed(0)
     dev = torch.device(device)
     lowp = torch.bfloat16 if dev.type == "cuda" else torch.float32
     x1657 = make_tensor((319999,), dtype=torch.int64, device=dev, low=3, high=9).as_strided((400, 400), (800, 2))
@@ -108,95 +118,47 @@ def make_cases(device: str) -> list[Case]:
     for batch in (1, 128):
         norm = RMSNorm(2880).to(dev, lowp)
         cases.append(
-            Case(f"rmsnorm_{batch}x2880", norm, (torch.randn(batch, 2880, device=dev, dtype=lowp),), inference=True)
+            Case(
+                f"rmsnorm_{batch}x2880",
+                norm,
+                (torch.randn(batch, 2880, device=dev, dtype=lowp),),
+                inference=True,
+            )
         )
-    cases.append(Case("two_8x8", two_inputs, (torch.randn(8, 8, device=dev), torch.randn(8, 8, device=dev))))
+    cases.append(
+        Case(
+            "two_8x8",
+            two_inputs,
+            (torch.randn(8, 8, device=dev), torch.randn(8, 8, device=dev)),
+        )
+    )
     for n in (1, 16, 64):
         ts = tuple(torch.randn(8, device=dev) for _ in range(n))
         cases.append(Case(f"inputs_{n}", n_inputs, ts, count=n, kind="inputs"))
     for n in (1, 32, 128):
-        cases.append(
-            Case(
-                f"params_{n}",
-                ManyParameters(n).to(dev),
-                (torch.randn(8, device=dev),),
-                inference=True,
-                count=n,
-                kind="parameters",
-            )
-        )
+        module = ManyParameters(n).to(dev)
+        x = torch.randn(8, device=dev)
+        cases.append(Case(f"params_{n}", module, (x,), inference=True, count=n, kind="parameters"))
     w = torch.randn(16, 16, device=dev, requires_grad=True)
-    cases.append(Case("train_step", train_step_fn, (torch.randn(4, 16, device=dev), w), backward=True))
+    cases.append(
+        Case(
+            "train_step",
+            train_step_fn,
+            (torch.randn(4, 16, device=dev), w),
+            backward=True,
+        )
+    )
     linear = torch.nn.Linear(64, 64).to(dev)
     x = torch.randn(8, 64, device=dev)
     cases.append(Case("linear_autocast", linear, (x,), inference=True, autocast=torch.bfloat16))
     return cases
 
 
-# ------------------------------------------------------------------------------------------------ the systems
-def fast_state(jitted):
-    """The fast path's state of a callable that ``thunder.jit`` returned (a jitted module's is on its forward)."""
-    return fastpath_state(jitted)
-
-
-def computation_only(fast):
-    """The fast callable's hit entry: its computation with the prepared inputs, as the hit path calls it."""
-    state = fast_state(fast)
-    if not state.hits:
-        return None
-
-    def prepare(*args):
-        hit = state.hits[0]
-        inps, _ = hit.guard.check(args, {})
-        comp, grad_off = hit.computation, hit.made_with_grad
-        if hit.grad_free_region and hit.region_call.region.prepared.outputs_are_new:
-            grad_off = False  # the hit calls this region in grad mode as it is (hit_function.py)
-        if hit.grad_free_on_layout:
-            grad_off = False  # so does the hit on the guard's layout: the case's arguments, whose first call built it
-        set_grad = torch._C._set_grad_enabled
-
-        def call(*_):
-            if grad_off:
-                set_grad(False)
-                try:
-                    return comp(*inps)
-                finally:
-                    set_grad(True)
-            return comp(*inps)
-
-        return call
-
-    return prepare
-
-
-def nvfuser_direct(upstream):
-    """fd.execute and fd.fec.execute of the single nvFuser region that Thunder built, if there is one."""
-    trace = thunder.last_traces(upstream)[-1]
-    regions = [v for k, v in trace.python_ctx().items() if k.startswith("nvFusion")]
-    if len(regions) != 1 or regions[0].last_inputs is None or regions[0].last_used is None:
-        return {}
-    region = regions[0]
-    fd, inputs = region.last_used, list(region.last_inputs)
-    systems = {"nvfuser-fd.execute": lambda *_: fd.execute(inputs)}
-    fec = getattr(fd, "fec", None)
-    if fec is not None:
-        systems["nvfuser-fec.execute"] = lambda *_: fec.execute(inputs)
-    return systems
-
-
-@dataclass
-class Row:
-    case: str
-    system: str
-    median_us: float
-    min_us: float
-    max_us: float
-    vs_eager: float | None = None
-    vs_upstream: float | None = None
-    check: str = ""
-    count: int | None = None
-    kind: str = ""
-    samples_us: list = field(default_factory=list)
+def select_cases(cases: list[Case], names: str) -> list[Case]:
+    """The cases whose names start with one of ``names`` (comma-separated), all of them for ``""``."""
+    if not names:
+        return cases
+    return [c for c in cases if any(c.name.startswith(w) for w in names.split(","))]
 
 
 @contextlib.contextmanager
@@ -211,143 +173,97 @@ def case_context(case: Case):
 
 
 def outputs_of(fn, case: Case):
+    """One call's outputs (with the gradients of the arguments where the case runs the backward)."""
     with case_context(case):
         out = fn(*case.args)
         if case.backward:
             for a in case.args:
                 a.grad = None
             out.backward()
-            return (out.detach(), *(a.grad.clone() for a in case.args if a.requires_grad))
+            return (
+                out.detach(),
+                *(a.grad.clone() for a in case.args if a.requires_grad),
+            )
     return out
 
 
-def flat_tensors(x):
-    leaves = torch.utils._pytree.tree_leaves(x)
-    return [t for t in leaves if isinstance(t, torch.Tensor)]
+def statement(f, case: Case):
+    """The call that is timed."""
+    if case.backward:
+        return lambda: f(*case.args).backward()
+    return lambda: f(*case.args)
 
 
-def bitwise_equal(a, b) -> bool:
-    fa, fb = flat_tensors(a), flat_tensors(b)
-    return len(fa) == len(fb) and all(
-        x.dtype == y.dtype and x.shape == y.shape and torch.equal(x, y) for x, y in zip(fa, fb, strict=False)
-    )
+# ------------------------------------------------------------------------------------------------ the systems
+def nvfuser_direct(jitted):
+    """fd.execute and fd.fec.execute of the single nvFuser region that Thunder built, if there is one."""
+    trace = thunder.last_traces(jitted)[-1]
+    regions = [v for k, v in trace.python_ctx().items() if k.startswith("nvFusion")]
+    if len(regions) != 1 or regions[0].last_inputs is None or regions[0].last_used is None:
+        return {}
+    # The region's last_used is the definition of its last call's layout, which its last_layout (where the
+    # region has one) calls through fd.fec
+    fd, inputs = regions[0].last_used, list(regions[0].last_inputs)
+    systems = {"nvfuser-fd.execute": lambda *_: fd.execute(inputs)}
+    fec = getattr(fd, "fec", None)
+    if fec is not None:
+        systems["nvfuser-fec.execute"] = lambda *_: fec.execute(inputs)
+    return systems
 
 
-def close(a, b) -> bool:
-    fa, fb = flat_tensors(a), flat_tensors(b)
-    try:
-        for x, y in zip(fa, fb, strict=True):
-            torch.testing.assert_close(x, y, check_dtype=True)
-    except (AssertionError, ValueError):
-        return False
-    return True
+def served_by_hit_functions(name: str, f) -> bool | None:
+    """Whether the last call of each thunder.jit callable behind the system was served by a hit function (NOTE: Cache
+    hits in thunder/__init__.py); None where there is nothing to tell (a Thunder without hit functions)."""
+    if name in ("thunderfx", "main-thunderfx"):
+        jitted = [g for info in f._backend.subgraph_infos for g in info.thunder_compiled_fns or ()]
+    else:
+        jitted = [f] if name in ("thunder", "main") else []
+    stats = [thunder.compile_stats(g) for g in jitted]
+    if not stats or not all(hasattr(s, "last_cache_hit") for s in stats):
+        return None
+    return all(s.last_cache_hit is not None for s in stats)
 
 
-def build_systems(case: Case, device: str, with_compile: bool, with_thunderfx: bool):
+def build_systems(case: Case, device: str, opts) -> dict:
+    """This process's systems for the case, each called twice (compile, then a hit)."""
     fn = case.fn
-    eager = fn
-    upstream = thunder.jit(fn, fastpath=False)
-    fast = thunder.jit(fn, fastpath=True)
-    systems = {"eager": eager, "thunder": upstream, "fast": fast}
-    if with_compile or with_thunderfx:
+    systems = {"eager": fn, "thunder": thunder.jit(fn)}
+    if opts.with_no_fastpath:
+        systems["thunder-no-fastpath"] = thunder.jit(fn, fastpath=False)
+    if opts.with_compile or opts.with_thunderfx:
         # Dynamo caches per code object, and cases of one class share theirs: start each case afresh, so that no
         # case runs into Dynamo's recompilation limit (past which it would run eagerly).
         torch._dynamo.reset()
-    if with_compile:
+    if opts.with_compile:
         systems["torch.compile"] = torch.compile(fn)
-    if with_thunderfx:
+    if opts.with_thunderfx:
         from thunder.dynamo import thunderfx
 
-        systems["thunderfx"] = thunderfx(fn, fastpath=False)
-        systems["thunderfx-fast"] = thunderfx(fn, fastpath=True)
-    # Warm up (compile, then hit) so that the outputs compared below come from cache hits.
+        systems["thunderfx"] = thunderfx(fn)
     for _ in range(2):
         for f in systems.values():
             outputs_of(f, case)
-    refs = {name: outputs_of(f, case) for name, f in systems.items()}
-    if not case.backward:
-        prepare = computation_only(fast)
-        if prepare is not None:
-            with case_context(case):
-                systems["computation"] = prepare(*case.args)
     if device == "cuda" and not case.backward:
-        # A separate callable that keeps its fusion inputs, so that the timed Thunder callable does not.
-        keeper = thunder.jit(fn, fastpath=False, nv_store_fusion_inputs=True)
+        # A separate callable that keeps its fusion inputs, so that the timed thunder.jit callable does not.
+        keeper = thunder.jit(fn, nv_store_fusion_inputs=True)
         outputs_of(keeper, case)
         systems.update(nvfuser_direct(keeper))
-    return systems, refs
+    return systems
 
 
-# Each fast system's Thunder counterpart, whose outputs it must reproduce bitwise.
-UPSTREAM_OF = {"fast": "thunder", "thunderfx-fast": "thunderfx"}
+# ------------------------------------------------------------------------------------------------ timing
+def calibrate(call, budget_s: float) -> int:
+    """How many calls of ``call`` take about ``budget_s``, estimated after a warm-up."""
+    for _ in range(3):
+        call()
+    per_call = tbench.Timer(stmt="call()", globals={"call": call}).timeit(10).mean
+    return max(10, int(budget_s / max(per_call, 1e-7)))
 
 
-def run_case(
-    case: Case, device: str, repeats: int, budget_s: float, with_compile: bool, with_thunderfx: bool
-) -> list[Row]:
-    systems, refs = build_systems(case, device, with_compile, with_thunderfx)
-    checks = {}
-    for name, f in systems.items():
-        if name == "eager":
-            checks[name] = ""
-        elif name in UPSTREAM_OF:
-            checks[name] = "=" if bitwise_equal(refs[name], refs[UPSTREAM_OF[name]]) else "!"
-        elif name in refs:
-            checks[name] = "~" if close(refs[name], refs["eager"]) else "!"
-        else:
-            # computation-only and nvFuser systems return the raw outputs (a tuple or list of tensors): compared
-            # with eager's tensors where they line up one to one, else '-'
-            with case_context(case):
-                raw = f(*case.args)
-            same_count = len(flat_tensors(raw)) == len(flat_tensors(refs["eager"]))
-            checks[name] = ("~" if close(raw, refs["eager"]) else "!") if same_count else "-"
-
-    def statement(f):
-        if case.backward:
-            return lambda: f(*case.args).backward()
-        return lambda: f(*case.args)
-
-    with case_context(case):
-        samples = time_by_budget({name: statement(f) for name, f in systems.items()}, repeats, budget_s)
-    rows = []
-    for name, s in samples.items():
-        rows.append(
-            Row(
-                case.name,
-                name,
-                statistics.median(s),
-                min(s),
-                max(s),
-                check=checks[name],
-                count=case.count,
-                kind=case.kind,
-                samples_us=s,
-            )
-        )
-    by_name = {r.system: r for r in rows}
-    for r in rows:
-        r.vs_eager = r.median_us / by_name["eager"].median_us
-        r.vs_upstream = r.median_us / by_name["thunder"].median_us
-    return rows
-
-
-def time_by_budget(calls: dict, repeats: int, budget_s: float) -> dict[str, list[float]]:
-    """µs per call of each zero-argument callable in ``calls``: one sample per repeat, the callables interleaved repeat
-    by repeat, each sample as many calls as take about ``budget_s`` (estimated after a warm-up). All of it runs in
-    the caller's grad mode and autocast: a call in another would make a second cache entry, which the timed calls
-    would then try first (and fail) on every call."""
-    timers = {}
-    for name, call in calls.items():
-        for _ in range(3):
-            call()
-        timer = tbench.Timer(stmt="call()", globals={"call": call})
-        per_call = timer.timeit(10).mean
-        timers[name] = (timer, max(10, int(budget_s / max(per_call, 1e-7))))
-    samples = {name: [] for name in calls}
-    for _ in range(repeats):
-        for name, (timer, number) in timers.items():
-            samples[name].append(timer.timeit(number).mean * 1e6)
-    return samples
+def sampler(call, number: int):
+    """A function that times ``number`` calls of ``call``: µs per call."""
+    timer = tbench.Timer(stmt="call()", globals={"call": call})
+    return lambda: timer.timeit(number).mean * 1e6
 
 
 def warm_up(case: Case, seconds: float = 3.0) -> None:
@@ -360,44 +276,281 @@ def warm_up(case: Case, seconds: float = 3.0) -> None:
             torch.cuda.synchronize()
 
 
+# ------------------------------------------------------------------------------------------------ outputs
+def flat_tensors(x) -> list[torch.Tensor]:
+    return [t for t in torch.utils._pytree.tree_leaves(x) if isinstance(t, torch.Tensor)]
+
+
+def encode_tensors(x) -> str:
+    buf = io.BytesIO()
+    torch.save([t.detach().cpu() for t in flat_tensors(x)], buf)
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def decode_tensors(s: str) -> list[torch.Tensor]:
+    return torch.load(io.BytesIO(base64.b64decode(s)), weights_only=True)
+
+
+def bitwise_equal(a, b) -> bool:
+    fa, fb = flat_tensors(a), flat_tensors(b)
+    return len(fa) == len(fb) and all(
+        x.dtype == y.dtype and x.shape == y.shape and torch.equal(x.cpu(), y.cpu()) for x, y in zip(fa, fb, strict=True)
+    )
+
+
+def close(a, b) -> bool:
+    fa, fb = flat_tensors(a), flat_tensors(b)
+    try:
+        for x, y in zip(fa, fb, strict=True):
+            torch.testing.assert_close(x.cpu(), y.cpu(), check_dtype=True)
+    except (AssertionError, ValueError):
+        return False
+    return True
+
+
+def output_checks(systems: dict, refs: dict, case: Case) -> dict[str, str]:
+    """Each system's mark: thunder's (and thunder-no-fastpath's, against main) '=' where its outputs are bitwise
+    equal to the reference Thunder's, else '~' where they are close to eager's, '!' otherwise; '-' for the raw
+    outputs of an nvFuser definition that do not line up with eager's."""
+    reference = "main" if "main" in refs else "thunder-no-fastpath" if "thunder-no-fastpath" in refs else None
+    checks = {"eager": ""}
+    for name in list(dict.fromkeys([*systems, *refs]))[1:]:  # eager's first
+        if name in refs:
+            out = refs[name]
+        else:
+            # nvFuser definitions return the raw outputs (a list of tensors)
+            with case_context(case):
+                out = systems[name](*case.args)
+            if len(flat_tensors(out)) != len(flat_tensors(refs["eager"])):
+                checks[name] = "-"
+                continue
+        thunder_like = name in ("thunder", "thunder-no-fastpath") and reference not in (
+            None,
+            name,
+        )
+        equal = thunder_like and bitwise_equal(out, refs[reference])
+        if name == "thunderfx" and "main-thunderfx" in refs:
+            equal = bitwise_equal(out, refs["main-thunderfx"])
+        checks[name] = "=" if equal else "~" if close(out, refs["eager"]) else "!"
+    return checks
+
+
+# ------------------------------------------------------------------------------------------------ main's worker
+class Worker:
+    """The worker process that measures another Thunder's thunder.jit as ``main``: JSON lines over its stdin and
+    stdout, one reply per request (see ``serve``)."""
+
+    def __init__(self, folder: str, device: str, quick: bool):
+        self.folder = os.path.realpath(folder)
+        cmd = [
+            sys.executable,
+            os.path.abspath(__file__),
+            "--serve",
+            f"--device={device}",
+            *["--quick"] * quick,
+        ]
+        # The folder first: its Thunder, and the other packages (nvFuser, say) where they are found now
+        path = os.pathsep.join(p for p in (self.folder, os.environ.get("PYTHONPATH")) if p)
+        env = {**os.environ, "PYTHONPATH": path}
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True)
+        hello = self.receive()
+        self.version, self.file = hello["version"], hello["file"]
+        self.last_hit = {}
+        if not os.path.realpath(self.file).startswith(self.folder + os.sep):
+            self.close()
+            raise SystemExit(f"--main {folder}: the worker imported Thunder from {self.file}, not from that folder")
+
+    def send(self, **request) -> None:
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+
+    def receive(self) -> dict:
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the worker for --main exited with status {self.proc.wait()}")
+        return json.loads(line)
+
+    def time(self, case: str, system: str = "main") -> float:
+        """One sample of the case's system (``main`` or ``main-thunderfx``) in the worker: µs per call."""
+        self.send(op="time", case=case, system=system)
+        reply = self.receive()
+        if "error" in reply:
+            raise RuntimeError(f"{system}, {case}: {reply['error']}")
+        self.last_hit[system] = reply["hit"]
+        return reply["us"]
+
+    def close(self) -> None:
+        """Ends the worker, reading what it still replies (a setup's outputs can fill the pipe)."""
+        with contextlib.suppress(OSError, ValueError):
+            self.proc.communicate(json.dumps({"op": "quit"}) + "\n")
+
+
+def serve(device: str, budget_s: float) -> None:
+    """The worker's loop: builds the cases, then answers the parent's requests, one JSON line each.
+
+    ``setup`` jits a case (``system`` main: with thunder.jit, main-thunderfx: with ThunderFX), warms it up and
+    replies with its outputs; ``time`` times as many calls as take about ``budget_s`` and replies with µs per call;
+    ``quit`` ends the loop. A failure replies ``error``.
+    """
+    replies = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)  # whatever else writes to stdout goes to stderr
+    sys.stdout = sys.stderr
+    cases = {c.name: c for c in make_cases(device)}
+    jitted, samplers = {}, {}
+    replies.write(json.dumps({"version": getattr(thunder, "__version__", "?"), "file": thunder.__file__}) + "\n")
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request["op"] == "quit":
+            break
+        case, system = cases[request["case"]], request["system"]
+        key = (case.name, system)
+        try:
+            if request["op"] == "setup":
+                if system == "main-thunderfx":
+                    from thunder.dynamo import thunderfx
+
+                    torch._dynamo.reset()  # as build_systems does
+                    f = jitted[key] = thunderfx(case.fn)
+                else:
+                    f = jitted[key] = thunder.jit(case.fn)
+                for _ in range(2):
+                    outputs_of(f, case)
+                reply = {"outputs": encode_tensors(outputs_of(f, case))}
+                with case_context(case):
+                    samplers[key] = sampler(statement(f, case), calibrate(statement(f, case), budget_s))
+            else:
+                with case_context(case):
+                    reply = {
+                        "us": samplers[key](),
+                        "hit": served_by_hit_functions(system, jitted[key]),
+                    }
+        except Exception as e:
+            reply = {"error": f"{type(e).__name__}: {(str(e).strip().splitlines() or [''])[0][:160]}"}
+        replies.write(json.dumps(reply) + "\n")
+
+
+# ------------------------------------------------------------------------------------------------ a case's rows
+@dataclass
+class Row:
+    case: str
+    system: str
+    median_us: float
+    min_us: float
+    max_us: float
+    vs_eager: float | None = None
+    vs_main: float | None = None
+    check: str = ""
+    count: int | None = None
+    kind: str = ""
+    samples_us: list = field(default_factory=list)
+
+
+def run_case(case: Case, device: str, opts, worker: Worker | None, notes: dict) -> list[Row]:
+    """Times the case's systems, interleaved repeat by repeat (this process's, then main's). ``notes`` collects
+    whether hit functions served the systems' last calls ("hits": (case, system, True or False)) and errors."""
+    worker_systems = ["main", *["main-thunderfx"] * opts.with_thunderfx] if worker is not None else []
+    for system in worker_systems:
+        worker.send(op="setup", case=case.name, system=system)  # the worker compiles while this process does
+    systems = build_systems(case, device, opts)
+    refs = {name: outputs_of(f, case) for name, f in systems.items() if not name.startswith("nvfuser")}
+    replies = {system: worker.receive() for system in worker_systems}
+    with case_context(case):
+        calls = {name: statement(f, case) for name, f in systems.items()}
+        samplers = {name: sampler(call, calibrate(call, opts.budget_s)) for name, call in calls.items()}
+    for system, reply in replies.items():
+        if "error" in reply:
+            notes["errors"].append(f"{case.name} {system} failed: {reply['error']}")
+        else:
+            refs[system] = decode_tensors(reply["outputs"])
+            samplers[system] = functools.partial(worker.time, case.name, system)
+    checks = output_checks(systems, refs, case)
+    samples = {name: [] for name in samplers}
+    with case_context(case):
+        for _ in range(opts.repeats):
+            for name, sample in samplers.items():
+                samples[name].append(sample())
+    hits = {name: served_by_hit_functions(name, f) for name, f in systems.items()}
+    hits.update({system: worker.last_hit[system] for system in worker_systems if system in samples})
+    notes["hits"] += [(case.name, name, hit) for name, hit in hits.items() if hit is not None]
+    order = {
+        "eager": 0,
+        "thunder": 1,
+        "main": 2,
+        "thunderfx": 3,
+        "main-thunderfx": 4,
+    }  # main's rows after thunder's
+    names = sorted(samples, key=lambda name: order.get(name, 5))
+    rows = [
+        Row(
+            case.name,
+            n,
+            statistics.median(samples[n]),
+            min(samples[n]),
+            max(samples[n]),
+        )
+        for n in names
+    ]
+    by_name = {r.system: r for r in rows}
+    for r in rows:
+        r.check, r.count, r.kind, r.samples_us = (
+            checks[r.system],
+            case.count,
+            case.kind,
+            samples[r.system],
+        )
+        r.vs_eager = r.median_us / by_name["eager"].median_us
+        if "main" in by_name:
+            r.vs_main = r.median_us / by_name["main"].median_us
+    return rows
+
+
 # ------------------------------------------------------------------------------------------------ reporting
-# How the table names the systems where their keys (in the JSON too) differ: README and BENCHMARKS.md say "upstream".
-SYSTEM_LABELS = {"thunder": "upstream"}
-
-
 def print_table(rows: list[Row]) -> None:
-    print(f"{'case':<20} {'system':<20} {'median us':>10} {'min':>9} {'max':>9} {'/eager':>7} {'/upstream':>9}  out")
+    print(f"{'case':<20} {'system':<20} {'median us':>10} {'min':>9} {'max':>9} {'/eager':>7} {'/main':>7}  out")
     last = None
     for r in rows:
         if last is not None and r.case != last:
             print()
         last = r.case
-        system = SYSTEM_LABELS.get(r.system, r.system)
+        vs_main = "-" if r.vs_main is None else f"{r.vs_main:.3f}"
         print(
-            f"{r.case:<20} {system:<20} {r.median_us:>10.2f} {r.min_us:>9.2f} {r.max_us:>9.2f} "
-            f"{r.vs_eager:>7.2f} {r.vs_upstream:>9.3f}  {r.check}"
+            f"{r.case:<20} {r.system:<20} {r.median_us:>10.2f} {r.min_us:>9.2f} {r.max_us:>9.2f} "
+            f"{r.vs_eager:>7.2f} {vs_main:>7}  {r.check}"
         )
     print(
-        "\nout: '=' bitwise equal to upstream (thunder.jit or thunderfx), '~' close to eager (dtype-aware tolerance),"
-        " '!' differs, '-' raw outputs that do not line up with eager's"
+        "\nout: '=' bitwise equal to main (to thunder-no-fastpath without --main), '~' close to eager (dtype-aware"
+        " tolerance), '!' differs, '-' raw outputs that do not line up with eager's"
     )
 
 
-def print_slower_than_upstream(rows: list[Row]) -> None:
-    """Each case where a fast system is slower than its Thunder counterpart beyond the run-to-run spread: its median
-    above the counterpart's slowest repeat."""
+def print_summary(rows: list[Row], notes: dict) -> None:
+    """The cases where thunder is slower than main beyond the run-to-run spread (its median above main's slowest
+    repeat; thunder-no-fastpath stands in for main without --main), the calls that no hit function served, and the
+    systems that failed."""
     by_case: dict[str, dict[str, Row]] = {}
     for r in rows:
         by_case.setdefault(r.case, {})[r.system] = r
-    slower = []
-    for case, systems in by_case.items():
-        for fast, upstream in UPSTREAM_OF.items():
-            if fast in systems and upstream in systems and systems[fast].median_us > systems[upstream].max_us:
-                slower.append(
-                    f"  {case} {fast}: median {systems[fast].median_us:.2f} us > {upstream}'s slowest"
-                    f" {systems[upstream].max_us:.2f} us"
-                )
-    print("\nfast slower than upstream beyond the spread:", *(slower or ["  none"]), sep="\n")
+    systems = {s for case_rows in by_case.values() for s in case_rows}
+    reference = "main" if "main" in systems else "thunder-no-fastpath" if "thunder-no-fastpath" in systems else None
+    if reference is not None:
+        pairs = [("thunder", reference), ("thunderfx", "main-thunderfx")]
+        slower = [
+            f"  {case} {mine}: median {s[mine].median_us:.2f} us > {theirs}'s slowest {s[theirs].max_us:.2f} us"
+            for case, s in by_case.items()
+            for mine, theirs in pairs
+            if mine in s and theirs in s and s[mine].median_us > s[theirs].max_us
+        ]
+        title = f"\nthunder slower than {reference} beyond the spread:"
+        print(title, *(slower or ["none"]), sep="\n" if slower else " ")
+    if notes["hits"]:
+        not_hit = [f"  {case} {system}" for case, system, hit in notes["hits"] if not hit]
+        print(
+            "last calls not served by hit functions:",
+            *(not_hit or ["none"]),
+            sep="\n" if not_hit else " ",
+        )
+    if notes["errors"]:
+        print(*notes["errors"], sep="\n")
 
 
 def plot(rows: list[Row], path: str) -> None:
@@ -409,14 +562,12 @@ def plot(rows: list[Row], path: str) -> None:
     except ImportError:
         sys.exit("--plot needs matplotlib: pip install matplotlib")
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for ax, kind in zip(axes, ("inputs", "parameters"), strict=False):
-        for system in ("eager", "thunder", "fast", "computation"):
+    for ax, kind in zip(axes, ("inputs", "parameters"), strict=True):
+        for system in ("eager", "thunder", "main", "thunder-no-fastpath"):
             pts = sorted((r.count, r.median_us) for r in rows if r.kind == kind and r.system == system)
             if pts:
-                ax.plot(*zip(*pts, strict=False), marker="o", label=system)
-        ax.set_xlabel(f"number of {kind}")
-        ax.set_ylabel("µs per call (median)")
-        ax.set_yscale("log")
+                ax.plot(*zip(*pts, strict=True), marker="o", label=system)
+        ax.set(xlabel=f"number of {kind}", ylabel="µs per call (median)", yscale="log")
         ax.grid(True, alpha=0.3)
         ax.legend()
     fig.suptitle("thunder.jit per-call time against the number of tensor inputs / parameters")
@@ -424,57 +575,22 @@ def plot(rows: list[Row], path: str) -> None:
     fig.savefig(path, dpi=120)
 
 
-def error_line(e: BaseException) -> str:
-    """A failing system's error in one line, for its row."""
-    text = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {text[0][:160] if text else ''}"
-
-
-def environment(device: str) -> dict:
+def environment(device: str, worker: Worker | None) -> dict:
     env = {
         "python": platform.python_version(),
         "torch": torch.__version__,
         "thunder": getattr(thunder, "__version__", "?"),
+        "thunder_main": worker.version if worker is not None else None,
         "machine": platform.processor() or platform.machine(),
         "device": device,
     }
     if device == "cuda":
         env["gpu"] = torch.cuda.get_device_name(0)
-        try:
+        with contextlib.suppress(ImportError):
             import nvfuser_direct
 
             env["nvfuser"] = str(nvfuser_direct.version())
-        except ImportError:
-            pass
     return env
-
-
-def select_cases(cases: list[Case], names: str) -> list[Case]:
-    """The cases whose names start with one of ``names`` (comma-separated), all of them for ``""``."""
-    if not names:
-        return cases
-    wanted = names.split(",")
-    return [c for c in cases if any(c.name.startswith(w) for w in wanted)]
-
-
-def run_cases(
-    cases, device, repeats, budget_s, json_path=None, with_compile=False, with_thunderfx=False, update=False
-) -> list[Row]:
-    """Runs the cases side by side and prints their table (and writes the rows to ``json_path``; with ``update``,
-    into that file's rows, replacing the cases run here and keeping the others)."""
-    env = environment(device)
-    print(" | ".join(f"{k} {v}" for k, v in env.items()), f"| repeats {repeats}", flush=True)
-    if device == "cuda":
-        warm_up(cases[0])
-    earlier = read_earlier_run(json_path, env) if update else None
-    rows = []
-    for case in cases:
-        rows += run_case(case, device, repeats, budget_s, with_compile, with_thunderfx)
-        if json_path:  # after every case: a run cut short by a time limit keeps the cases it finished
-            write_rows(json_path, env, rows, earlier)
-    print_table(rows)
-    print_slower_than_upstream(rows)
-    return rows
 
 
 def read_earlier_run(json_path: str, env: dict) -> dict | None:
@@ -490,51 +606,94 @@ def read_earlier_run(json_path: str, env: dict) -> dict | None:
     return earlier
 
 
-def add_earlier_run(data: dict, earlier: dict | None) -> None:
-    """``--update``: the earlier run's rows of the cases not in ``data["rows"]`` come first, and ``data`` lists the
-    command lines of both runs (``argv`` the latest)."""
-    if earlier is None:
-        return
-    run_here = {r["case"] for r in data["rows"]}
-    data["rows"] = [r for r in earlier["rows"] if r["case"] not in run_here] + data["rows"]
-    data["earlier_argv"] = [*earlier.get("earlier_argv", []), earlier["argv"]]
-
-
 def write_rows(json_path: str, env: dict, rows: list[Row], earlier: dict | None) -> None:
-    """The run's rows as JSON, after the earlier run's other cases where one is given (``add_earlier_run``)."""
+    """The run's rows as JSON; with ``--update``, after the earlier run's rows of the cases not run here, with the
+    command lines of both runs (``argv`` the latest)."""
     data = {"environment": env, "argv": sys.argv[1:], "rows": [asdict(r) for r in rows]}
-    add_earlier_run(data, earlier)
+    if earlier is not None:
+        run_here = {r["case"] for r in data["rows"]}
+        data["rows"] = [r for r in earlier["rows"] if r["case"] not in run_here] + data["rows"]
+        data["earlier_argv"] = [*earlier.get("earlier_argv", []), earlier["argv"]]
     with open(json_path, "w") as f:
         json.dump(data, f, indent=1)
 
 
-def exit_status(rows: list[Row]) -> int:
-    """1 where a fast path's outputs differ from Thunder's."""
-    return 1 if any(r.check == "!" for r in rows) else 0
+def run_cases(cases: list[Case], opts, worker: Worker | None) -> list[Row]:
+    """Runs the cases, prints their table and summary, and writes the rows to ``--json`` after each case (a run cut
+    short keeps the cases it finished)."""
+    env = environment(opts.device, worker)
+    print(
+        " | ".join(f"{k} {v}" for k, v in env.items() if v is not None),
+        f"| repeats {opts.repeats}",
+        flush=True,
+    )
+    earlier = read_earlier_run(opts.json, env) if opts.json and opts.update else None
+    if opts.device == "cuda":
+        warm_up(cases[0])
+    rows, notes = [], {"hits": [], "errors": []}
+    for case in cases:
+        rows += run_case(case, opts.device, opts, worker, notes)
+        if opts.json:
+            write_rows(opts.json, env, rows, earlier)
+    print_table(rows)
+    print_summary(rows, notes)
+    return rows
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=("cpu", "cuda"))
-    parser.add_argument("--cases", default="", help="comma-separated case names or prefixes (default: all)")
-    parser.add_argument("--quick", action="store_true", help="fewer, shorter repeats (whole CPU suite in ~1 minute)")
+    parser.add_argument(
+        "--main",
+        metavar="DIR",
+        help="a folder holding another Thunder, measured as main",
+    )
+    parser.add_argument(
+        "--device",
+        default="cuda" if torch.cuda.is_available() else "cpu",
+        choices=("cpu", "cuda"),
+    )
+    parser.add_argument(
+        "--cases",
+        default="",
+        help="comma-separated case names or prefixes (default: all)",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="fewer, shorter repeats (whole CPU suite in ~1 minute)",
+    )
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--json", metavar="PATH")
-    parser.add_argument("--update", action="store_true", help="replace only the cases run here in --json's file")
-    parser.add_argument("--plot", metavar="PATH")
-    parser.add_argument("--with-compile", action="store_true", help="add torch.compile")
-    parser.add_argument("--with-thunderfx", action="store_true", help="add ThunderFX, upstream and fast")
-    args = parser.parse_args(argv)
-    repeats = args.repeats or (5 if args.quick else 15)
-    budget_s = 0.01 if args.quick else 0.05  # per repeat and system
-    torch.manual_seed(0)
-    cases = select_cases(make_cases(args.device), args.cases)
-    rows = run_cases(
-        cases, args.device, repeats, budget_s, args.json, args.with_compile, args.with_thunderfx, args.update
+    parser.add_argument(
+        "--update",
+        action="store_true",
+        help="replace only the cases run here in --json's file",
     )
-    if args.plot:
-        plot(rows, args.plot)
-    return exit_status(rows)
+    parser.add_argument("--plot", metavar="PATH")
+    parser.add_argument(
+        "--with-no-fastpath",
+        action="store_true",
+        help="add thunder.jit(fn, fastpath=False)",
+    )
+    parser.add_argument("--with-compile", action="store_true", help="add torch.compile")
+    parser.add_argument("--with-thunderfx", action="store_true", help="add ThunderFX")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)  # the worker for --main
+    opts = parser.parse_args(argv)
+    opts.repeats = opts.repeats or (5 if opts.quick else 15)
+    opts.budget_s = 0.01 if opts.quick else 0.05  # per repeat and system
+    if opts.serve:
+        serve(opts.device, opts.budget_s)
+        return 0
+    cases = select_cases(make_cases(opts.device), opts.cases)
+    worker = Worker(opts.main, opts.device, opts.quick) if opts.main else None
+    try:
+        rows = run_cases(cases, opts, worker)
+    finally:
+        if worker is not None:
+            worker.close()
+    if opts.plot:
+        plot(rows, opts.plot)
+    return 1 if any(r.check == "!" for r in rows) else 0
 
 
 if __name__ == "__main__":

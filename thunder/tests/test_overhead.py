@@ -1,230 +1,254 @@
-"""Equivalence of thunder.fastpath with thunder.jit (fast path off), and the switch that chooses between them.
+"""Cache hit functions (NOTE: Cache hits in ``thunder/__init__.py``) decide and compute as the cache lookup does.
 
-Each differential test jits the same callable twice, ``fastpath=False`` (Thunder) and ``fastpath=True``, feeds both
-the same call sequence, and requires after every call: the same outputs bitwise (or the same exception type), the same
-``cache_hits``/``cache_misses``, and, where a hit is expected, that the fast callable served it without Thunder's
-path (``fastpath_harness.run_differential``). The sibling ``test_*.py`` files apply the same harness by concern.
+Each differential test jits a callable without the fast path (``fastpath=False``) and with it, makes the same calls on
+both and compares them after each (``thunder.tests.cache_hit_harness.run_differential``). The ``test_cache_hit_*.py``
+modules apply the same harness to aliasing and layouts, grad mode and autocast, modules, training, threads and
+lifetimes, and ThunderFX.
 """
 
 from __future__ import annotations
 
-import copy
-import os
-import subprocess
-import sys
-import warnings
+import contextlib
+import functools
 
 import pytest
 import torch
 
 import thunder
-import thunder.fastpath
-
-from fastpath_harness import (
+from thunder.tests.cache_hit_harness import (
     Call,
     assert_bitwise,
+    calls_with_an_entry_whose_first_call_raised,
     hits_misses,
     run_differential,
+    served_by_hit_fn,
     t,
 )
 
 
-def add(a, b):
-    return a + b
+def hit_fns(jitted) -> list:
+    return [entry.hit_fn for entry in thunder.compile_stats(jitted).interpreter_cache]
 
 
-@pytest.fixture
-def restore_switch():
-    """A test that changes the process-wide default leaves it as it found it."""
-    was = thunder.fastpath.is_enabled()
-    yield
-    (thunder.fastpath.enable if was else thunder.fastpath.disable)()
+def same_shape(*shape, dtype=torch.float32):
+    return lambda: ((t(*shape, dtype=dtype), t(*shape, dtype=dtype, seed=1)), {})
 
 
-def test_switch_enable_disable_and_opt_out(restore_switch):
-    thunder.fastpath.disable()
-    assert not thunder.fastpath.is_enabled()
-    assert not thunder.fastpath.is_fast(thunder.jit(add))
-    assert thunder.fastpath.is_fast(thunder.jit(add, fastpath=True))
-    thunder.fastpath.enable()
-    assert thunder.fastpath.is_enabled()
-    fast, up = thunder.jit(add), thunder.jit(add, fastpath=False)
-    assert thunder.fastpath.is_fast(fast) and not thunder.fastpath.is_fast(up)
-    assert thunder.fastpath.is_fast(thunder.jit(torch.nn.Linear(2, 2)))
-    assert not thunder.fastpath.is_fast(thunder.jit(torch.nn.Linear(2, 2), fastpath=False))
-    # Side by side: both keep working, each on its own path.
-    a = t(3)
-    for _ in range(2):
-        assert torch.equal(fast(a, a), up(a, a))
+def test_hit_functions_are_made_with_the_fast_path_and_a_cache():
+    f = lambda a, b: a * b + a.sin()
+    calls = [Call(same_shape(2, 3)), Call(same_shape(2, 3), expect_fast=True)]
+    ref, fast = run_differential(f, calls)
+    assert hit_fns(ref) == [None] and callable(hit_fns(fast)[0])
+    linear = torch.nn.Linear(3, 2)
+    ref, fast = run_differential(linear, [Call(lambda: ((t(2, 3),), {}))] * 2, module=True)
+    assert hit_fns(ref) == [None] and callable(hit_fns(fast)[0])
+    # Without a cache lookup there are no hit functions (thunder.jit rejects "same input" when it traces).
+    for cache in ("no caching", "same input"):
+        calls = [Call(same_shape(2, 3), expect_fast=False)] * 3
+        ref, fast = run_differential(f, calls, cache=cache)
+        assert hit_fns(fast) == hit_fns(ref)
 
 
 @pytest.mark.parametrize(
-    "value, expected", [("0", False), ("1", True), ("false", False), ("Off", False), (" NO ", False), ("yes", True)]
+    "fn",
+    [lambda a, b: a * b + a.sin(), lambda a, b: (a + 1, a * b), lambda a, b: (a + b, [b.sin(), {"x": a}], a)],
+    ids=["one_output", "two_outputs", "nested_outputs_and_an_input"],  # epilogues that only pass outputs through
 )
-def test_switch_environment_variable(value, expected):
-    env = {**os.environ, "THUNDER_FASTPATH": value}
-    code = (
-        "import thunder, thunder.fastpath\n"
-        "f = thunder.jit(lambda a: a + 1)\n"
-        "print(thunder.fastpath.is_enabled(), thunder.fastpath.is_fast(f))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.split() == [str(expected), str(expected)]
-
-
-@pytest.mark.parametrize("value", ["", "garbage", "2", "enabled"])
-def test_switch_environment_variable_warns_about_other_values(value):
-    # A value that is not understood is ignored, with a warning: the default is that of a process without it.
-    code = "import thunder, thunder.fastpath\nprint(thunder.fastpath.is_enabled())\n"
-    unset = {k: v for k, v in os.environ.items() if k != "THUNDER_FASTPATH"}
-    default = subprocess.run([sys.executable, "-c", code], env=unset, capture_output=True, text=True, check=True)
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        env={**unset, "THUNDER_FASTPATH": value},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert f"UserWarning: THUNDER_FASTPATH={value!r} is not understood" in out.stderr
-    assert out.stdout == default.stdout
-
-
-@pytest.mark.parametrize("value", ["no", 0, 1, "True"])
-def test_fastpath_argument_takes_only_booleans_or_none(value):
-    with pytest.raises(TypeError, match="fastpath= takes True, False or None"):
-        thunder.jit(add, fastpath=value)
-
-
-def test_transformed_callables_keep_the_choice(restore_switch):
-    # add_transform (behind thunder.distributed.ddp/fsdp, thunder.core.transforms.grad, noop, ...) jits the
-    # function again: the new callable takes the fast path exactly when the one it transforms does, whatever the
-    # switch says when it is made.
-    from thunder.core.transforms import grad, noop
-
-    f = lambda a: (a.sin() * 2).sum()
-    for switch in (thunder.fastpath.enable, thunder.fastpath.disable):
-        for fastpath in (False, True):
-            jitted = thunder.jit(f, fastpath=fastpath), thunder.jit(torch.nn.Linear(2, 2), fastpath=fastpath)
-            switch()
-            for transformed in (noop(jitted[0]), grad(jitted[0]), noop(jitted[1])):
-                assert thunder.fastpath.is_fast(transformed) == fastpath
-    up, fast = grad(thunder.jit(f, fastpath=False)), grad(thunder.jit(f, fastpath=True))
-    a = t(3)
-    for _ in range(3):
-        assert_bitwise(up(a), fast(a))
-        assert hits_misses(up) == hits_misses(fast)
-    assert thunder.cache_hits(fast) == 2
-
-
-def test_jit_signature_lists_upstreams_keywords_and_fastpath():
-    # ThunderFX's get_thunder_jit_kwargs keeps only the keywords that inspect.getfullargspec(thunder.jit) lists.
-    import inspect
-
-    from thunder.dynamo.utils import get_thunder_jit_kwargs
-
-    keywords = inspect.getfullargspec(thunder.jit).kwonlyargs
-    assert "fastpath" in keywords and {"cache", "executors", "transforms", "disable_torch_autograd"} <= set(keywords)
-    options = {"cache": "symbolic values", "disable_torch_autograd": True, "fastpath": False}
-    assert get_thunder_jit_kwargs(**options, not_a_jit_option=1) == options
-
-
-def test_uncached_options_keep_upstream_path():
-    declined = "not .no caching.; this callable takes Thunder.s path"
-    with pytest.warns(thunder.fastpath.FastPathDeclinedWarning, match=declined):
-        assert not thunder.fastpath.is_fast(thunder.jit(add, cache="no caching", fastpath=True))
-    # Their cache path is Thunder's, but their nvFuser regions follow the callable's choice (nvfuser.py reads it from
-    # the compile data when it creates a region): the region call does not depend on the cache.
-    for fastpath in (True, False):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", thunder.fastpath.FastPathDeclinedWarning)
-            cd = thunder.compile_data(thunder.jit(add, cache="no caching", fastpath=fastpath))
-        assert cd.compile_options["fastpath"] is fastpath
-
-
-def test_compile_options_are_upstreams_unless_the_fast_path_is_chosen(restore_switch):
-    thunder.fastpath.disable()
-    assert "fastpath" not in thunder.compile_data(thunder.jit(add)).compile_options
-    assert thunder.compile_data(thunder.jit(add, fastpath=False)).compile_options == {"fastpath": False}
-
-
-def test_fastpath_option_is_used_by_each_compile(capsys):
-    fast = thunder.jit(add, fastpath=True)
-    for n in (2, 3):  # two compiles: each counts the option as used
-        fast(t(n), t(n))
-        thunder.last_compile_options(fast)
-        printed = capsys.readouterr().out
-        assert "\tfastpath. " in printed
-        assert printed.split("Unused compile options:")[1].split() == ["No", "unused", "options"]
-
-
-def test_shapes_and_dtypes():
+def test_shapes_dtypes_strides_and_older_entries(fn):
     calls = [
-        Call(lambda: ((t(2, 3), t(2, 3, seed=1)), {})),
-        Call(lambda: ((t(2, 3), t(2, 3, seed=1)), {}), expect_fast=True),
-        Call(lambda: ((t(4, 3), t(4, 3)), {}), expect_fast=False),  # new shape: miss
-        Call(lambda: ((t(2, 3), t(2, 3, seed=1)), {}), expect_fast=True),  # older entry
-        Call(lambda: ((t(2, 3, dtype=torch.float64), t(2, 3, dtype=torch.float64)), {}), expect_fast=False),
-        Call(lambda: ((t(2, 3, dtype=torch.float64), t(2, 3, dtype=torch.float64)), {}), expect_fast=True),
-        Call(lambda: ((t(4, 3), t(4, 3)), {}), expect_fast=True),
+        Call(same_shape(2, 3)),
+        Call(same_shape(2, 3), expect_fast=True),
+        Call(same_shape(4, 3), expect_fast=False),
+        Call(same_shape(2, 3), expect_fast=True),  # the older entry
+        Call(same_shape(2, 3, dtype=torch.float64), expect_fast=False),
+        Call(same_shape(2, 3, dtype=torch.float64), expect_fast=True),
+        Call(same_shape(4, 3), expect_fast=True),
+        Call(lambda: ((t(3, 2).t(), t(2, 3)), {}), expect_fast=True),  # strides are not part of the cache key
+        Call(lambda: ((t(2, 6)[:, ::2], t(2, 3)), {}), expect_fast=True),
     ]
-    run_differential(lambda a, b: a * b + a.sin(), calls)
+    ref, fast = run_differential(fn, calls)
+    assert hits_misses(fast) == (6, 3)
 
 
-def test_several_outputs_and_pass_through():
-    # epilogues that only pass outputs through are skipped on hits: the results must not change
-    make = lambda: ((t(3), t(3, seed=1)), {})
-    run_differential(lambda a, b: (a + 1, a * b), [Call(make), Call(make, expect_fast=True)])
-    run_differential(lambda a, b: (a + b, [b.sin(), {"x": a}], a), [Call(make), Call(make, expect_fast=True)])
+def test_numbers_strings_bools_and_signed_zeros():
+    # The prologue checks a number's exact type (True is not 1) and compares its value with == (-0.0 is 0.0).
+    def f(a, n, s="double", flag=True):
+        out = a * n
+        if s == "double":
+            out = out * 2
+        return out if flag else -out
 
+    def call(*args, expect_fast, **kwargs):
+        return Call(lambda: ((t(3), *args), kwargs), expect_fast=expect_fast)
 
-def test_strides_do_not_matter_to_the_cache():
     calls = [
-        Call(lambda: ((t(3, 3), t(3, 3)), {})),
-        Call(lambda: ((t(3, 3).t(), t(3, 3)), {}), expect_fast=True),
-        Call(lambda: ((t(3, 6)[:, ::2], t(3, 3)), {}), expect_fast=True),
+        call(2, expect_fast=False),
+        call(2, expect_fast=True),
+        call(3, expect_fast=False),
+        call(2.0, expect_fast=False),
+        call(True, expect_fast=False),
+        call(1, expect_fast=False),
+        call(True, expect_fast=True),
+        call(2, "single", expect_fast=False),
+        call(2, flag=False, expect_fast=False),
+        call(2, flag=False, expect_fast=True),
+        call(float("nan"), "x", expect_fast=False),
+        call(float("nan"), "x", expect_fast=True),
+        call(0.0, expect_fast=False),
+        call(-0.0, expect_fast=True),
+        call(3, expect_fast=True),
     ]
-    run_differential(lambda a, b: a @ b, calls)
+    run_differential(f, calls)
 
 
-def without_header(trace) -> str:
-    return str(trace).split("\n", 1)[1]  # the first line says how long the trace took
+def test_slices_passed_as_arguments():
+    def call(index, expect_fast):
+        return Call(lambda: ((t(6, 4), index), {}), expect_fast=expect_fast)
+
+    calls = [
+        call(slice(1, 3), False),
+        call(slice(1, 3), True),
+        call(slice(0, 2), False),  # the same output shape, other values
+        call(slice(1, 3), True),
+        call(slice(1, 3, 1), False),  # step 1 is not step None
+        call((slice(None), slice(2, None)), False),
+        call((slice(None), slice(2, None)), True),
+        call((slice(None), slice(1, None)), False),
+    ]
+    run_differential(lambda x, index: x[index] * 2, calls)
 
 
-def test_statistics_match_upstream():
+def test_containers_kwargs_and_varying_arity():
+    def f(*args, scale=1.0, extra=None, **kwargs):
+        out = args[0] * scale
+        for x in args[1:]:
+            out = out + x
+        if extra is not None:
+            out = out + extra["w"][0] * extra["w"][1] + extra["list"][0] * extra["list"][1]
+        for k in sorted(kwargs):
+            out = out + kwargs[k]
+        return out, len(args)
+
+    extra = lambda: {"w": (t(3, seed=5), 2.0), "list": [t(3, seed=6), t(3, seed=7)]}
+    calls = [
+        Call(lambda: ((t(3),), {}), expect_fast=False),
+        Call(lambda: ((t(3),), {}), expect_fast=True),
+        Call(lambda: ((t(3), t(3)), {}), expect_fast=False),
+        Call(lambda: ((t(3), t(3), t(3)), {"scale": 2.0}), expect_fast=False),
+        Call(lambda: ((t(3), t(3), t(3)), {"scale": 2.0}), expect_fast=True),
+        Call(lambda: ((t(3),), {"extra": extra()}), expect_fast=False),
+        Call(lambda: ((t(3),), {"extra": extra()}), expect_fast=True),
+        # The prologue does not check the length of a list that it reads from: a hit
+        Call(lambda: ((t(3),), {"extra": {**extra(), "list": [t(3), t(3), t(3)]}}), expect_fast=True),
+        Call(lambda: ((t(3),), {"z": t(3), "y": t(3, seed=2)}), expect_fast=False),
+        Call(lambda: ((t(3),), {"y": t(3, seed=2), "z": t(3)}), expect_fast=True),
+        Call(lambda: ((t(3),), {}), expect_fast=True),
+    ]
+    run_differential(f, calls)
+
+
+def test_bad_inputs_and_device_arguments():
+    calls = [
+        Call(same_shape(3)),
+        Call(lambda: ((t(3),), {})),  # wrong arity
+        Call(lambda: ((t(3), None), {})),  # None where a tensor was
+        Call(lambda: ((t(3), "x"), {})),
+        Call(lambda: ((t(3), t(3, dtype=torch.int64)), {}), expect_fast=False),
+        Call(same_shape(3), expect_fast=True),
+    ]
+    run_differential(lambda a, b: a + b, calls)
+    with_device = lambda d: lambda: ((t(3), torch.device(d)), {})
+    calls = [Call(with_device("cpu")), Call(with_device("cpu"), expect_fast=True), Call(with_device("meta"))]
+    run_differential(lambda a, d: a.to(d) * 2, calls)
+
+
+def test_symbolic_values():
+    calls = [Call(lambda n=n, s=s: ((t(s), n), {})) for s, n in [(3, 2), (3, 5), (7, 5), (3, 2.5), (3, True), (2, 9)]]
+    ref, fast = run_differential(lambda a, n: a * n + a.shape[0], calls, cache="symbolic values")
+    assert thunder.cache_hits(fast) >= 4  # other sizes and numbers of the same type hit
+    # The prologue does not check a torch.Size argument's values either: (3, 2) after (2, 3) hits the first entry.
+    calls = [
+        Call(lambda s=s: ((t(6), torch.Size(s)), {}), expect_fast=expect)
+        for s, expect in [((2, 3), False), ((2, 3), True), ((3, 2), True)]
+    ]
+    ref, _ = run_differential(lambda a, s: a.reshape(s), calls, cache="symbolic values")
+    assert ref(t(6), torch.Size([3, 2])).shape == (2, 3)  # the stale entry; when this fails, Thunder changed
+
+
+def test_entry_whose_first_call_raised():
+    ref, fast = run_differential(*calls_with_an_entry_whose_first_call_raised(requires_grad=False))
+    assert hits_misses(fast) == (5, 3)
+
+
+def test_computation_that_raises_on_a_hit_leaves_grad_mode_as_it_was():
+    # An index out of range is found only when the computation runs, with grad mode switched off around it.
+    @contextlib.contextmanager
+    def grad_mode_kept(enabled):
+        with torch.set_grad_enabled(enabled):
+            yield
+            assert torch.is_grad_enabled() is enabled, "the call changed grad mode"
+
+    calls = [
+        Call(lambda make=make, i=i: ((make(), torch.tensor(i)), {}), ctx=functools.partial(grad_mode_kept, grad))
+        for grad in (True, False)
+        for make in (lambda: t(6), lambda: t(12)[::2])
+        for i in ([0, 5], [7, 1], [2, 3])  # fits, out of range, fits
+    ]
+    ref, fast = run_differential(lambda x, index: x[index] * 2, calls)
+    assert hits_misses(fast) == (10, 2)  # an entry per grad mode
+
+
+def test_an_entry_without_a_hit_function_sends_later_calls_to_the_cache_lookup(monkeypatch):
+    # fn_ tries hit functions newest first up to an entry without one, as the lookup tries the prologues in that order:
+    # an older entry's hit function must not serve a call that the newer entry would take.
+    f = lambda a, n: a * n
+    ref, fast = thunder.jit(f, fastpath=False), thunder.jit(f)
+    make_hit_fn = thunder.make_hit_fn
+    calls = [(t(3), 2), (t(3), 2), (t(4), 2)]  # the third call's entry gets no hit function
+    served = []
+    for i, args in enumerate(calls + calls):
+        if i == 2:
+            monkeypatch.setattr(thunder, "make_hit_fn", lambda *a, **k: None)
+        assert_bitwise(ref(*args), fast(*args))
+        monkeypatch.setattr(thunder, "make_hit_fn", make_hit_fn)
+        served.append(served_by_hit_fn(fast))
+        assert hits_misses(ref) == hits_misses(fast)
+    assert served == [False, True, False, False, False, False]
+    assert hits_misses(fast) == (4, 2)
+
+
+def test_statistics_and_traces():
     f = lambda a: a.cos()
-    up, fast = thunder.jit(f, fastpath=False), thunder.jit(f, fastpath=True)
+    ref, fast = thunder.jit(f, fastpath=False), thunder.jit(f)
+    without_header = lambda trace: str(trace).split("\n", 1)[1]  # the first line says how long tracing took
     for shape in [(2,), (2,), (3,), (2,), (3,)]:
         a = t(*shape)
-        up(a), fast(a)
-        assert thunder.compile_stats(up).calls == thunder.compile_stats(fast).calls
+        ref(a), fast(a)
+        assert thunder.compile_stats(ref).calls == thunder.compile_stats(fast).calls
         for traces in (thunder.last_traces, thunder.last_prologue_traces):
-            assert without_header(traces(up)[-1]) == without_header(traces(fast)[-1])
-        logs = [thunder.compile_stats(f).last_interpreter_log for f in (up, fast)]
+            assert [without_header(tr) for tr in traces(ref)] == [without_header(tr) for tr in traces(fast)]
+        logs = [thunder.compile_stats(f).last_interpreter_log for f in (ref, fast)]
         assert (logs[0] is None) == (logs[1] is None)
-    assert hits_misses(fast) == (3, 2)
+    assert hits_misses(fast) == (3, 2) and served_by_hit_fn(fast)
 
 
-def test_jitted_callable_called_by_another_while_it_is_traced():
-    # Tracing the outer function runs the inner jitted callable's Python code in Thunder's interpreter: it must
-    # go straight to Thunder's callable (which calls the inner function itself), so that the outer prologue does
-    # not come to check the inner callable's changing state (call counters, timers) and miss on every call.
-    observed, linear = {}, torch.nn.Linear(3, 3)
-    for fastpath in (False, True):
-        inner_fn = thunder.jit(lambda a: a.sin() * 2, fastpath=fastpath)
-        inner_module = thunder.jit(copy.deepcopy(linear), fastpath=fastpath)
-        tensorless = thunder.jit(lambda n: n * 2, fastpath=fastpath)
-        a = t(2, 3)
-        for inner in (inner_fn, inner_module):
-            inner(a), inner(a)  # entries (and guards) exist before the outer function is traced
-        tensorless(3), tensorless(3)
-        # The lambda reads this iteration's callables (binding them as defaults would change what is traced).
-        outer = thunder.jit(lambda a, n: inner_module(inner_fn(a)) * tensorless(n) + 1, fastpath=fastpath)  # noqa: B023
-        rows = []
-        for n in (3, 3, 4, 3):
-            out = outer(a, n)
-            rows.append((out, [hits_misses(f) for f in (outer, inner_fn, inner_module, tensorless)]))
-        observed[fastpath] = rows
-    for (out_up, counts_up), (out_fast, counts_fast) in zip(observed[False], observed[True], strict=False):
-        assert_bitwise(out_up, out_fast)
-        assert counts_up == counts_fast
-    assert observed[True][-1][1][0] == (2, 2)  # the outer function hit twice
+def test_values_that_the_prologue_does_not_check():
+    # The prologue does not check a dtype argument's value (Lightning-AI/lightning-thunder#406), an argument compared
+    # only with `is None`, an index that is None or Ellipsis, nor the contents of a bytes, set or range argument or the
+    # order of a dict's keys: each later call hits the first call's entry, served by its hit function.
+    n_times = lambda a, s: a * len(s)
+    b, c = t(1, seed=1), t(1, seed=2)
+    cases = [
+        (lambda a, d: a.to(d), (3,), [torch.float64, torch.float16]),
+        (lambda a, o: a if o is None else a + o, (3,), [None, t(3, seed=1)]),
+        (lambda a, k: a[k], (3, 4), [Ellipsis, 0, None]),
+        (n_times, (3,), [b"ab", b"abc"]),
+        (n_times, (3,), [{1, 2}, {1, 2, 3}]),
+        (lambda a, r: a * sum(r), (3,), [range(3), range(4)]),
+        (lambda a, d: torch.cat([a, *d.values()]), (1,), [{"b": b, "c": c}, {"c": c, "b": b}]),
+    ]
+    for fn, shape, values in cases:
+        calls = [Call(lambda v=v, s=shape: ((t(*s), v), {}), expect_fast=i > 0) for i, v in enumerate(values)]
+        ref, _ = run_differential(fn, calls)
+        # The stale entry; when this fails, Thunder changed
+        assert_bitwise(ref(t(*shape), values[-1]), fn(t(*shape), values[0]))
