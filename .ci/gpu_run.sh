@@ -4,6 +4,7 @@
 # .thunder-patched`, then `export PYTHONPATH=$PWD/.thunder-patched:$PYTHONPATH`); everything is written to $OUT.
 #   tests     the stack's tests, their CUDA and nvFuser variants included
 #   measure   small_graph.py on CUDA against main (results/h100/small_graph.json)
+#   prs       the gain of the pull requests measured on CUDA (tools/measure_prs.py, results/prs/cuda/)
 #   shipped   Thunder's test_nvfuser with the stack and without it ($SHIPPED, $SHIPPED_K: other modules, pytest -k)
 set -uo pipefail
 OUT=${OUT:-/tmp/gpu_out}
@@ -17,6 +18,11 @@ tests)
 measure)
   python3 thunder/benchmarks/small_graph.py --device cuda --main .thunder-unpatched --repeats "${REPEATS:-9}" \
     ${CASES:+--cases "$CASES"} --json "$OUT/small_graph.json" 2>&1 | quiet | tee "$OUT/small_graph.log"
+  ;;
+prs)
+  python3 tools/measure_prs.py --device cuda --prs 05 --unpatched .thunder-unpatched --repeats "${REPEATS:-7}" 2>&1 \
+    | quiet | tee "$OUT/prs.log"
+  cp results/prs/cuda/*.json "$OUT/"
   ;;
 shipped)
   SHIPPED_WITH_ENV="PYTHONPATH=$PWD/.thunder-patched:${PYTHONPATH:-}" \

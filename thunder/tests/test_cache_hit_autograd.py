@@ -1,5 +1,5 @@
 """Training hits: outputs, gradients and the autograd graph that a hit function connects (``grad_fn`` names, saved
-tensors), the forms of ``backward`` a user may call, and training loops."""
+tensors), the forms of ``backward`` a user may call, training loops, and outputs that are views."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import gc
 import warnings
 import weakref
 
+import pytest
 import torch
 
 import thunder
@@ -17,6 +18,7 @@ from thunder.tests.cache_hit_harness import (
     EXECUTORS,
     Call,
     assert_bitwise,
+    autograd_facts,
     calls_with_an_entry_whose_first_call_raised,
     hits_misses,
     run_differential,
@@ -207,3 +209,39 @@ def test_requires_grad_is_part_of_the_cache_key():
 def test_training_entry_whose_first_call_raised():
     ref, fast = run_differential(*calls_with_an_entry_whose_first_call_raised(requires_grad=True))
     assert hits_misses(fast) == (5, 3)
+
+
+def run_both(ref, fast, *args):
+    """One call of each: outputs, autograd facts and counts equal. Returns ``fast``'s output."""
+    out_ref, out_fast = ref(*args), fast(*args)
+    assert_bitwise(out_ref, out_fast)
+    assert autograd_facts(out_ref) == autograd_facts(out_fast) and hits_misses(ref) == hits_misses(fast)
+    return out_fast
+
+
+def in_place_outcome(out):
+    """Whether an in-place update with an operand that requires grad is allowed (not on a view made in no_grad)."""
+    try:
+        out.add_(torch.ones_like(out, requires_grad=True))
+        return "allowed"
+    except RuntimeError as e:
+        return type(e)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [lambda a: a.reshape(-1), lambda a: (a.sin(), a.t()), lambda a: a[1:] * 1, lambda a: a[1:]],
+    ids=["reshape", "transpose", "slice_copied", "slice"],
+)
+def test_outputs_that_are_views(fn):
+    # A view records the grad mode that made it: the outputs of a hit are made with grad mode off, as the computation
+    # is run without the fast path, on any layout.
+    ref, fast = thunder.jit(fn, fastpath=False), thunder.jit(fn)
+    transposed = t(6, 4).t()
+    contiguous = transposed.contiguous()
+    for i, x in enumerate([transposed, contiguous, transposed, contiguous]):
+        outs = [torch.utils._pytree.tree_leaves(f(x)) for f in (ref, fast)]
+        assert served_by_hit_fn(fast) == (i > 0) and hits_misses(ref) == hits_misses(fast)
+        assert [in_place_outcome(o) for o in outs[1]] == [in_place_outcome(o) for o in outs[0]]
+        run_both(ref, fast, x)
+        assert torch.is_grad_enabled()

@@ -11,8 +11,6 @@ import thunder
 from thunder.tests.cache_hit_harness import (
     EXECUTORS,
     Call,
-    assert_bitwise,
-    autograd_facts,
     hits_misses,
     run_differential,
     served_by_hit_fn,
@@ -38,14 +36,6 @@ def default_device(device):
         yield
     finally:
         torch.set_default_device(None)
-
-
-def run_both(ref, fast, *args):
-    """One call of each: outputs, autograd facts and counts equal. Returns ``fast``'s output."""
-    out_ref, out_fast = ref(*args), fast(*args)
-    assert_bitwise(out_ref, out_fast)
-    assert autograd_facts(out_ref) == autograd_facts(out_fast) and hits_misses(ref) == hits_misses(fast)
-    return out_fast
 
 
 def test_grad_mode_autocast_default_dtype_and_device():
@@ -167,31 +157,3 @@ def test_grad_mode_set_inside_the_function(switches, requires_grad):
         observed[fastpath] = rows
     assert [row[:3] for row in observed[True]] == [row[:3] for row in observed[False]]
     assert [row[3] for row in observed[True]] == [False, True, True] and observed[True][-1][2] == (2, 1)
-
-
-def in_place_outcome(out):
-    """Whether an in-place update with an operand that requires grad is allowed (not on a view made in no_grad)."""
-    try:
-        out.add_(torch.ones_like(out, requires_grad=True))
-        return "allowed"
-    except RuntimeError as e:
-        return type(e)
-
-
-@pytest.mark.parametrize(
-    "fn",
-    [lambda a: a.reshape(-1), lambda a: (a.sin(), a.t()), lambda a: a[1:] * 1, lambda a: a[1:]],
-    ids=["reshape", "transpose", "slice_copied", "slice"],
-)
-def test_outputs_that_are_views(fn):
-    # A view records the grad mode that made it: the outputs of a hit are made with grad mode off, as the computation
-    # is run without the fast path, on any layout.
-    ref, fast = thunder.jit(fn, fastpath=False), thunder.jit(fn)
-    transposed = t(6, 4).t()
-    contiguous = transposed.contiguous()
-    for i, x in enumerate([transposed, contiguous, transposed, contiguous]):
-        outs = [torch.utils._pytree.tree_leaves(f(x)) for f in (ref, fast)]
-        assert served_by_hit_fn(fast) == (i > 0) and hits_misses(ref) == hits_misses(fast)
-        assert [in_place_outcome(o) for o in outs[1]] == [in_place_outcome(o) for o in outs[0]]
-        run_both(ref, fast, x)
-        assert torch.is_grad_enabled()

@@ -45,6 +45,7 @@ def test_outputs_as_without_the_last_layout():
         assert torch.equal(out, thunder.jit(f, executors=executors)(a, b))
         torch.testing.assert_close(out, f(a, b))
     assert len({id(d) for d in definitions.values()}) == 3
+    assert len(fdw.layouts) == 3
     assert thunder.cache_misses(jf) == 1
 
 
@@ -86,3 +87,33 @@ def test_a_tensor_passed_twice():
     a, b = torch.randn(4, 6, device="cuda"), torch.randn(4, 6, device="cuda")
     for x, y in ((a, a), (a, b), (a, a), (b, b), (a, b)):
         torch.testing.assert_close(jf(x, y), f(x, y))
+
+
+@requiresCUDA
+@requiresNVFuser
+def test_a_number_input_and_more_layouts_than_remembered():
+    def g(a, x):
+        return (a * x).exp()
+
+    executors = nvFuserExecutor.executors_list()
+    # symbolic values: x is an input of the region beside the tensor
+    jf = thunder.jit(g, executors=executors, cache="symbolic values")
+    base = torch.randn(8, 12, device="cuda")
+    inputs = [
+        torch.randn(4, 6, device="cuda"),
+        torch.randn(6, 4, device="cuda").t(),
+        torch.randn(1, 6, device="cuda").expand(4, 6),
+        torch.randn(4, 1, device="cuda").expand(4, 6),
+        base[::2, ::2],
+        base[1::2, 6:],
+    ]
+    for x in (2.0, 3.0):
+        for a in inputs:
+            out = jf(a, x)
+            (fdw,) = fusion_wrappers(jf)
+            assert len(fdw.tensor_indices) == 1  # x is not a tensor
+            assert torch.equal(out, thunder.jit(g, executors=executors, cache="symbolic values")(a, x))
+            torch.testing.assert_close(out, g(a, x))
+    # the first four layouts are remembered; the others take the path that computes descriptors
+    assert len(fdw.layouts) == 4
+    assert thunder.cache_misses(jf) == 1

@@ -52,9 +52,7 @@ def printed_check(check, *static_args, dims: int = 0):
     ctx = {"torch": torch, **import_ctx, **object_ctx}
     source = "\n".join([f"def printed({', '.join(['x', *(f'i{k}' for k in range(dims))])}):", *lines])
     printed = build_callable("printed", source, "prologue_check", {**ctx, **call_ctx})
-    condition = build_callable(
-        "printed", source, "prologue_check", {**ctx, **dict.fromkeys(call_ctx, _condition_failed)}
-    )
+    condition = build_callable("printed", source, "prologue_check", {**ctx, **call_ctx, check.name: _condition_failed})
     return printed, condition, lines
 
 
@@ -158,7 +156,8 @@ def test_check_literal_like(x, v):
         (pythonex.check_len, (3,), "len(x) == 3"),
         (pythonex.check_none, (), "x is None"),
         (pythonex.check_string_value, ("a'b",), 'x == "a\'b"'),
-        (pythonex.check_literal_like, (torch.device("cpu"),), 'x == torch.device("cpu")'),
+        (pythonex.check_literal_like, (torch.float32,), "x == torch.float32"),
+        (pythonex.check_literal_like, (torch.device("cpu"),), "x == __device_literals['cpu']"),
         (pythonex.check_number_type_and_value, (True,), "x is True"),
         (pythonex.check_number_type_and_value, (2,), "type(x) is int and x == 2"),
         (pythonex.check_number_type_and_value, (math.nan,), "type(x) is float and x != x"),

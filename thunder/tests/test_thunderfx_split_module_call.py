@@ -168,6 +168,7 @@ def test_backend_result_follows_the_split_module():
         call(x, x)
     # A recompiled split module has another forward: the backend's result calls the new one
     split = backend.subgraph_infos[0].split_graph_module
+    assert call.split_module is split
     output = next(node for node in split.graph.nodes if node.op == "output")
     (outputs,) = output.args
     with split.graph.inserting_before(output):
@@ -176,3 +177,16 @@ def test_backend_result_follows_the_split_module():
     split.recompile()
     (out,) = call(x)
     assert_close(out, f(x) * 2)
+
+
+def test_graph_benchmarking_benchmarks_the_split_module(benchmark):
+    from thunder.dynamo.compiler_graph_benchmark import ThunderCompilerGraphBenchmarking
+
+    # ThunderCompilerGraphBenchmarking reads the split module from what ThunderCompiler returns
+    backend = ThunderCompilerGraphBenchmarking(benchmark, executors={"eager": None})
+    block = Block()
+    compiled = torch.compile(block, backend=backend)
+    x = torch.randn(4, 6)
+    assert_close(compiled(x), block(x))
+    assert backend.graph_idx == 2
+    assert len(backend.subgraph_infos) == 2
