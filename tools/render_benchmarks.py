@@ -22,7 +22,7 @@ import sys
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = REPO / "results"
-BLOCK = re.compile(r"(<!-- BEGIN (?P<name>[\w/:,]+) -->\n)(?P<body>.*?)(<!-- END (?P=name) -->)", re.S)
+BLOCK = re.compile(r"(<!-- BEGIN (?P<name>[\w/:,-]+) -->\n)(?P<body>.*?)(<!-- END (?P=name) -->)", re.S)
 HEADLINE_CASES = {
     "issue1657": "#1657: `sin`, `sum`, `gt` on 400 x 400",
     "rmsnorm_1x2880": "#2775: RMSNorm, 1 x 2880",
