@@ -4,11 +4,11 @@
         [--json PATH [--update]] [--plot PATH] [--with-no-fastpath] [--with-compile] [--with-thunderfx]
 
 DIR is a folder holding another Thunder to compare with, for example a release
-(``pip install --no-deps --target DIR lightning-thunder==0.2.6``) or a checkout of main. Its ``thunder.jit`` is
-measured as ``main`` in a worker process (this script, run by the same interpreter with DIR first on
-``PYTHONPATH``), which builds the same cases from the same seeds. The systems in this process are interleaved repeat by repeat with the
-worker's, on the same inputs: each repeat times every system in turn, so that all of them run under the same
-conditions (clocks, caches, other load).
+(``pip install --no-deps --target DIR lightning-thunder``) or a checkout of main. Its ``thunder.jit`` is measured as
+``main`` in a worker process (this script, run by the same interpreter with DIR first on ``PYTHONPATH``), which builds
+the same cases from the same seeds. The systems in this process are interleaved repeat by repeat with the worker's, on
+the same inputs: each repeat times every system in turn, so that all of them run under the same conditions (clocks,
+caches, other load).
 
 A row gives the median, min and max of the per-call time over the repeats (each repeat is many calls after a warm-up;
 CUDA is synchronized by torch.utils.benchmark around each repeat), its ratio to eager and to main, and a mark for its

@@ -11,28 +11,8 @@ import torch
 from thunder.dynamo import thunderfx
 from thunder.tests.cache_hit_harness import assert_bitwise, hits_misses, served_by_hit_fn, t
 
-
-@pytest.fixture(autouse=True)
-def fresh_dynamo():
-    # Dynamo keeps compiled entries and automatic-dynamic state on code objects across torch.compile calls.
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
-
-
-class Block(torch.nn.Module):
-    """Two linear layers with a graph break between them: Dynamo captures two graphs."""
-
-    def __init__(self):
-        super().__init__()
-        torch.manual_seed(0)
-        self.a = torch.nn.Linear(6, 6)
-        self.b = torch.nn.Linear(6, 6)
-
-    def forward(self, x):
-        y = torch.relu(self.a(x))
-        torch._dynamo.graph_break()
-        return torch.nn.functional.gelu(self.b(y)).sum(-1)
+# Block: two Dynamo graphs; fresh_dynamo: an autouse fixture, imported to apply here too
+from thunder.tests.test_thunderfx_split_module_call import Block, fresh_dynamo  # noqa: F401
 
 
 def compiled_pair(module):
