@@ -8,8 +8,9 @@ Prose and data cannot drift: the documents' tables are rewritten from the files 
 Each table sits between ``<!-- BEGIN name -->`` and ``<!-- END name -->``, where ``name`` is a results file without
 its ``.json`` (``cpu/small_graph``: every row), optionally followed by ``:`` and comma-separated cases
 (``h100/small_graph:issue1657,rmsnorm_1x2880``), or ``headline`` (README's: a few cases of each machine's
-small_graph.json). A results file is written by ``thunder/benchmarks/small_graph.py --json``, which records its command
-line; the rendered table names it under the table.
+small_graph.json). A results file is written by the benchmark script of its name in ``thunder/benchmarks/`` (``--json``:
+``small_graph.py``, ``hf_models.py``, ``thunderfx_breakdown.py``), which records its command line; the rendered table
+names it under the table.
 """
 
 from __future__ import annotations
@@ -75,7 +76,8 @@ def command(data: dict, file: str) -> str:
     argv = list(data.get("argv", []))
     if "--json" in argv[:-1]:
         argv[argv.index("--json") + 1] = f"results/{file}.json"
-    return f"Command: `python thunder/benchmarks/small_graph.py {' '.join(argv)}`."
+    script = file.split("/")[-1]
+    return f"Command: `python thunder/benchmarks/{script}.py {' '.join(argv)}`."
 
 
 def small_graph_table(data: dict, file: str, cases: list[str] | None) -> str:
@@ -91,6 +93,32 @@ def small_graph_table(data: dict, file: str, cases: list[str] | None) -> str:
         cells = [case, us(eager), us(main), us(thunder), *(us(systems.get(p)) for p in peers)]
         cells += [ratio(thunder, eager), ratio(thunder, main), thunder["check"] if thunder else ""]
         lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + f"\n\n{environment(data)}\n\n{command(data, file)}\n"
+
+
+def hf_models_table(data: dict, file: str) -> str:
+    head = ["case", "mode", "system", "median µs", "/ eager", "/ torch.compile", "out", "regions"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    by = {(r["case"], r["mode"], r["system"]): r for r in data["rows"]}
+    for r in data["rows"]:
+        eager, compiled = by.get((r["case"], r["mode"], "eager")), by.get((r["case"], r["mode"], "torch.compile"))
+        if "failed" in r:
+            cells = [r["case"], r["mode"], r["system"], f"fails: {r['failed']}", "", "", "", ""]
+        else:
+            cells = [r["case"], r["mode"], r["system"], f"{r['median_us']:.1f}", ratio(r, eager), ratio(r, compiled)]
+            cells += [r.get("check", ""), r.get("regions", "")]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + f"\n\n{environment(data)}\n\n{command(data, file)}\n"
+
+
+def breakdown_table(data: dict, file: str) -> str:
+    cases = list(dict.fromkeys(r["case"] for r in data["rows"]))
+    by = {(r["case"], r["stage"]): r for r in data["rows"]}
+    stages = list(dict.fromkeys(r["stage"] for r in data["rows"]))
+    lines = ["| stage | " + " | ".join(f"{c} µs" for c in cases) + " |", "|" + "---|" * (len(cases) + 1)]
+    for stage in stages:
+        cells = [f"{by[(c, stage)]['median_us']:.1f}" if (c, stage) in by else "" for c in cases]
+        lines.append(f"| {stage} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + f"\n\n{environment(data)}\n\n{command(data, file)}\n"
 
 
@@ -121,6 +149,10 @@ def render(name: str) -> str:
     data = load(file)
     if data is None:
         return f"(not measured yet: `results/{file}.json` is missing)\n"
+    if file.endswith("/hf_models"):
+        return hf_models_table(data, file)
+    if file.endswith("/thunderfx_breakdown"):
+        return breakdown_table(data, file)
     return small_graph_table(data, file, cases.split(",") if cases else None)
 
 

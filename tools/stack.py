@@ -315,6 +315,17 @@ def test_modules(pr: pathlib.Path | None) -> list[str]:
     return [f.removesuffix(".py").replace("/", ".") for f in tests]
 
 
+def added_tests_keyword(pr: pathlib.Path) -> str:
+    """Where ``pr`` adds tests to a test module of Thunder's own (one that it does not add), a ``pytest -k`` expression
+    that selects the tests it adds, so that its own tests run without the rest of that module; else ``""``."""
+    text = pr_patch(pr).read_text()
+    new = set(re.findall(r"^diff --git a/\S+ b/(\S+)\nnew file mode", text, flags=re.M))
+    shipped = [f for f in files_of(pr_patch(pr)) if re.fullmatch(r"thunder/tests/test_\w+\.py", f) and f not in new]
+    if not shipped:
+        return ""
+    return " or ".join(re.findall(r"^\+def (test_\w+)\(", text, flags=re.M))
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -336,7 +347,9 @@ def main(argv=None) -> None:
     p.add_argument("--base", default=RELEASE)
     p.add_argument("--tarball")
     sub.add_parser("prs")
-    sub.add_parser("tests").add_argument("pr", nargs="?")
+    p = sub.add_parser("tests")
+    p.add_argument("pr", nargs="?")
+    p.add_argument("--keyword", action="store_true", help="the pytest -k expression of the tests that pr adds")
     args = parser.parse_args(argv)
     if args.command == "install":
         install(args.base, args.through, args.tarball, args.target, not args.no_unpatched)
@@ -356,6 +369,8 @@ def main(argv=None) -> None:
         for pr in prs():
             tests, other = changed_lines(pr_patch(pr))
             print(f"{pr.name}  {tests + other} changed lines ({other} code, {tests} tests)")
+    elif args.command == "tests" and args.keyword:
+        print(added_tests_keyword(select(args.pr)[-1]))
     elif args.command == "tests":
         print(" ".join(test_modules(select(args.pr)[-1] if args.pr else None)))
 

@@ -17,18 +17,20 @@ symbol for each kind of read or check that is printed differently there (``Prolo
   read them (``unpack_module_member``, ``unpack_module_attribute``).
 
 Each rewritten read and check gives what the prologue's gives, so the rewritten prologue passes and fails exactly
-where the prologue does. It is the entry's prologue: the cache lookup runs it, and so does the entry's hit function,
-which ``make_hit_fn`` generates.
+where the prologue does. It is the entry's prologue: the cache lookup runs it, and the entry's hit function, which
+``make_hit_fn`` generates, runs its body, printed into the hit function as Thunder prints it.
 """
 
 from __future__ import annotations
 
 import functools
+import keyword
 import weakref
 from typing import Any, TYPE_CHECKING
 
 import torch
 
+import thunder
 from thunder.core import dtypes
 from thunder.core.baseutils import build_callable
 from thunder.core.module import ThunderModule
@@ -37,7 +39,7 @@ from thunder.core.proxies import Proxy
 from thunder.core.pytree import tree_flatten
 from thunder.core.symbol import Symbol
 from thunder.core.symbol import BoundSymbolTag
-from thunder.core.trace import TraceProvenance, from_trace
+from thunder.core.trace import TraceProvenance, _get_execution_file, from_trace
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -121,6 +123,7 @@ _STATE_READS_CTX = {
     "__alias_tensor_indices": alias_tensor_indices,
     "__is_grad_enabled": torch.is_grad_enabled,
     "__no_grad_sync": _no_grad_sync,
+    "__len": len,
 }
 
 
@@ -171,17 +174,17 @@ class TensorChecks:
     ``requires_grad`` that the checks require: it passes no tensor that the checks would fail. It is not made for
     tensors whose storage populate_cache_info could not read (functorch's wrappers), so that a tensor that passes it
     has a readable storage. It is made again where the checks pass and it does not (a call in another dispatch state,
-    such as inference mode), a few times at most. ``args_plain`` tells whether the tensors passed as arguments (at
-    ``arg_indices``) were strided ``torch.Tensor``\\ s, as each tensor is that passes it afterwards.
+    such as inference mode), a few times at most. ``args_strided`` tells whether the tensors passed as arguments (at
+    ``arg_indices``) were strided, with readable storages, as each tensor is that passes it afterwards.
     """
 
-    __slots__ = ("shapes", "arg_indices", "check", "args_plain", "made")
+    __slots__ = ("shapes", "arg_indices", "check", "args_strided", "made")
 
     def __init__(self, shapes: list[list[int | None]], arg_indices: list[int]):
         self.shapes = shapes  # each tensor's shape as its check requires it, None for a dimension it does not check
         self.arg_indices = arg_indices
         self.check = _never
-        self.args_plain = False
+        self.args_strided = False
         self.made = 0
 
     def observe(self, *tensors) -> None:
@@ -191,10 +194,10 @@ class TensorChecks:
             return
         if len({id(t) for t in tensors}) < len(tensors):
             return  # TensorGuards fails on a tensor passed twice
-        plain = [type(t) is torch.Tensor and t.layout is torch.strided for t in tensors]
+        strided = [t.layout is torch.strided for t in tensors]
         try:
-            for t, is_plain in zip(tensors, plain):
-                if is_plain:
+            for t, is_strided in zip(tensors, strided):
+                if is_strided:
                     t.untyped_storage().data_ptr()
             guards = TensorGuards(
                 *tensors,
@@ -204,7 +207,7 @@ class TensorChecks:
         except Exception:
             return
         self.made += 1
-        self.args_plain = all(plain[i] for i in self.arg_indices)
+        self.args_strided = all(strided[i] for i in self.arg_indices)
         self.check = guards.check
 
 
@@ -235,9 +238,12 @@ def _print_unpack_no_aliases(bsym: BoundSymbol) -> list[str]:
     # storages: one tensor alone shares its storage with no other
     if len(tensors) == 1:
         return [f"{out} = '' if __tensors_checked else {read}"]
-    ptrs = ", ".join(f"{t}.untyped_storage().data_ptr()" for t in tensors)
+    # Several tensors: where their storages are distinct, so are those of the torch.Tensors among them, which are the
+    # storages that alias_tensor_indices compares (it leaves Parameters out)
+    ptrs = [f"{t}.untyped_storage().data_ptr()" for t in tensors]
+    distinct = f"{ptrs[0]} != {ptrs[1]}" if len(ptrs) == 2 else f"__len({{{', '.join(ptrs)}}}) == {len(ptrs)}"
     return [
-        f"if __tensors_checked and __tensor_checks.args_plain and len({{{ptrs}}}) == {len(tensors)}:",
+        f"if __tensors_checked and __tensor_checks.args_strided and {distinct}:",
         f"  {out} = ''",
         "else:",
         f"  {out} = {read}",
@@ -453,7 +459,7 @@ class PrologueGuard:
 
     def module_attribute(self, bsym: BoundSymbol) -> None:
         name = bsym.args[1]
-        if name == "_model" or hasattr(ThunderModule, name) or not name.isidentifier():
+        if name == "_model" or hasattr(ThunderModule, name) or not name.isidentifier() or keyword.iskeyword(name):
             self.bsyms.append(bsym)
             return
         self.bsyms.append(unpack_module_attribute.bind(*bsym.args, output=bsym.output, _call_ctx={}))
@@ -532,50 +538,60 @@ def _epilogue_passes_through(cache_entry) -> str | None:
 
 
 _HIT_FN_GLOBALS = {
-    "torch": torch,
-    "CACHE_MISS": CACHE_MISS,
+    "__cache_miss": CACHE_MISS,
+    "__tuple": tuple,
     "__thunder_dtype": _thunder_dtype,
     "__set_grad_enabled": torch._C._set_grad_enabled,
 }
 
 
-def make_hit_fn(
-    cache_entry,
-    prologue: Callable,
-    *,
-    cd_ref,
-    maybe_connect_to_autograd: Callable,
-) -> Callable | None:
+def _printed_prologue(prologue_trc: TraceCtx) -> tuple[list[str], list[str], dict[str, Any]]:
+    """The prologue trace as ``TraceCtx.python_callable`` prints it, without its return: the lines before its
+    signature, the lines of its body, and the names they use."""
+    trc = from_trace(prologue_trc)
+    trc.bound_symbols = prologue_trc.bound_symbols[:-1]
+    lines = trc.python(include_decorators=False).splitlines()
+    signature = next(i for i, line in enumerate(lines) if line.startswith("def "))
+    ctx = {**trc.python_ctx(), "__function_obj": prologue_trc.fn, "thunder": thunder}
+    return lines[:signature], lines[signature + 1 :], ctx
+
+
+def make_hit_fn(cache_entry, *, cd_ref, maybe_connect_to_autograd: Callable) -> Callable | None:
     """The hit function of ``cache_entry`` (NOTE: Cache hits): ``hit_fn(cs, cache_entry, args, kwargs)`` runs the
-    entry's prologue and returns what ``fn_`` returns for a call that hits the entry, or ``CACHE_MISS`` where the
-    prologue fails. None where the computation is not decorated as ``TraceCtx.python_callable`` decorates it, or the
-    prologue does not pin the grad mode and the autocast that the computation runs in.
+    entry's prologue, printed into it, and returns what ``fn_`` returns for a call that hits the entry, or
+    ``CACHE_MISS`` where the prologue fails. None where the computation is not decorated as
+    ``TraceCtx.python_callable`` decorates it, the prologue returns other than proxies, it does not pin the grad mode
+    and the autocast that the computation runs in, or an execution file is set
+    (``thunder.set_execution_callback_file``).
 
     Args:
         cache_entry: the entry, as built, with the prologue that ``prologue_as_guard`` made.
-        prologue: the entry's prologue, without the timer around ``cache_entry.prologue_fn``.
         cd_ref: a weak reference to the compile data.
         maybe_connect_to_autograd: what ``fn_`` calls on the computation's result, for an entry with a backward.
     """
-    expected = expected_state(cache_entry.prologue_traces[-1])
+    prologue_trc = cache_entry.prologue_traces[-1]
+    expected = expected_state(prologue_trc)
     layers = _undecorated(cache_entry.computation_fn)
     grad_enabled = expected.get("is_grad_enabled")
     under_autocast = expected.get("is_autocast_enabled")
-    if layers is None or not isinstance(grad_enabled, bool) or not isinstance(under_autocast, bool):
+    ret = prologue_trc.bound_symbols[-1]
+    if layers is None or ret.sym.id != PrimIDs.RETURN or _get_execution_file() is not None:
+        return None  # (with an execution file, the prologue that runs is the file's, which the user may have edited)
+    returned = ret.args[0]  # the computation's inputs, and what the epilogue takes first
+    proxies_only = all(isinstance(p, Proxy) for proxies in returned for p in proxies)
+    if not proxies_only or not isinstance(grad_enabled, bool) or not isinstance(under_autocast, bool):
         return None  # (a pruned prologue may not pin the grad mode or the autocast that the hit runs in)
+    inps, pro_to_epi = (", ".join(p.name for p in proxies) for proxies in returned)
 
-    ctx = dict(_HIT_FN_GLOBALS)
-    ctx["__prologue"] = prologue
+    header, prologue_body, ctx = _printed_prologue(prologue_trc)
+    ctx.update(_HIT_FN_GLOBALS)
     # Outside autocast (which the prologue requires for CPU and CUDA) the no_autocast layer changes nothing
     ctx["__computation"] = layers[0] if under_autocast else layers[1]
     ctx["__epilogue"] = cache_entry.epilogue_fn
     ctx["__maybe_connect_to_autograd"] = maybe_connect_to_autograd
 
-    body = [
-        "__cs.calls += 1",
-        "__cs.cache_hits += 1",
-        "if __cs.last_cache_hit is not __entry: __cs.record_cache_hit(__entry)",
-    ]
+    body = ["__cs.calls += 1", "__cs.cache_hits += 1"]
+    body.append("if __cs.last_cache_hit is not __entry: __cs.record_cache_hit(__entry)")
     if under_autocast:
         # What populate_cache_info does on each call under autocast
         ctx["__autocast_stack"] = cd_ref().autocast_stack
@@ -583,34 +599,34 @@ def make_hit_fn(
         body.append(f"__autocast_stack.push({device!r}, __thunder_dtype(torch.get_autocast_dtype({device!r})), True)")
     # The computation runs with grad mode off (its @torch.no_grad()); the prologue pins the grad mode
     if grad_enabled:
-        body += ["__set_grad_enabled(False)", "try:", "  __result = __computation(*__inps)", "finally:"]
+        body += ["__set_grad_enabled(False)", "try:", f"  __result = __computation({inps})", "finally:"]
         body += ["  __set_grad_enabled(True)"]
     else:
-        body.append("__result = __computation(*__inps)")
+        body.append(f"__result = __computation({inps})")
     if cache_entry.backward_fn is not None:
         body.append("__result = __maybe_connect_to_autograd(__entry, __result)")
-    *_, ret = cache_entry.prologue_traces[-1].bound_symbols
-    passes_through = None if ret.args[0][1] else _epilogue_passes_through(cache_entry)
+    passes_through = None if pro_to_epi else _epilogue_passes_through(cache_entry)
     if passes_through == "first":
         body.append("return __result[0]")
     elif passes_through == "all":
-        body.append("return tuple(__result)")
+        body.append("return __tuple(__result)")
     else:
-        body.append("return __epilogue(*__pro_to_epi, *__result)")
+        body.append(f"return __epilogue({pro_to_epi}{', ' if pro_to_epi else ''}*__result)")
 
+    # The prologue's body runs in a try, as the cache lookup runs the prologue: any exception is a miss
     name = "cache_hit"
     source = "\n".join(
         [
+            *header,
             f"def {name}(__cs, __entry, args, kwargs):",
             "  try:",
-            "    __inps, __pro_to_epi = __prologue(*args, **kwargs)",
+            *(f"  {line}" for line in prologue_body),
             "  except Exception:",
-            "    return CACHE_MISS",
+            "    return __cache_miss",
             *(f"  {line}" for line in body),
         ]
     )
     hit_fn = build_callable(name, source, f"thunder.{name}", ctx)
-    # As TraceCtx.python_callable does for a prologue: no reference cycle through its globals, which hold the
-    # prologue and with it the jitted function or module
+    # As TraceCtx.python_callable does for a prologue: no reference cycle through its globals (the jitted callable)
     del hit_fn.__globals__[name]
     return hit_fn

@@ -46,6 +46,26 @@ def test_aliased_inputs_updated_in_place():
     assert hits_misses(fast) == (4, 2)
 
 
+def test_parameter_argument_sharing_a_tensor_arguments_storage():
+    # The cache lookup's alias check leaves Parameters out: a Parameter that shares a tensor argument's storage is no
+    # alias of it, and the call hits the entry made for distinct storages.
+    def tensor_and_parameter(shared: bool):
+        def make():
+            x = t(5)
+            return (x, torch.nn.Parameter(x if shared else t(5, seed=1), requires_grad=False)), {}
+
+        return make
+
+    calls = [
+        Call(tensor_and_parameter(False)),
+        Call(tensor_and_parameter(False), expect_fast=True),
+        Call(tensor_and_parameter(True), expect_fast=True),
+        Call(tensor_and_parameter(False), expect_fast=True),
+    ]
+    ref, fast = run_differential(lambda x, p: x * p, calls)
+    assert hits_misses(fast) == hits_misses(ref) == (3, 1)
+
+
 def test_aliased_keyword_arguments_in_any_order():
     # Keyword arguments are flattened with their keys sorted: the same tensor as b and c is "1,2" in any order.
     def keywords(*order, alias=False):

@@ -153,19 +153,19 @@ def test_check_literal_like(x, v):
 @pytest.mark.parametrize(
     "check, static_args, condition",
     (
-        (pythonex.check_len, (3,), "len(x) == 3"),
+        (pythonex.check_len, (3,), "__len(x) == 3"),
         (pythonex.check_none, (), "x is None"),
         (pythonex.check_string_value, ("a'b",), 'x == "a\'b"'),
         (pythonex.check_literal_like, (torch.float32,), "x == torch.float32"),
         (pythonex.check_literal_like, (torch.device("cpu"),), "x == __device_literals['cpu']"),
         (pythonex.check_number_type_and_value, (True,), "x is True"),
-        (pythonex.check_number_type_and_value, (2,), "type(x) is int and x == 2"),
-        (pythonex.check_number_type_and_value, (math.nan,), "type(x) is float and x != x"),
+        (pythonex.check_number_type_and_value, (2,), "__type(x) is __int and x == 2"),
+        (pythonex.check_number_type_and_value, (math.nan,), "__type(x) is __float and x != x"),
         (
             pythonex.check_tensor_shape_and_metadata,
             (symbolic_shape((2, 3), {0}), "cpu", torch.float32, False),
             (
-                "isinstance(x, torch.Tensor) and len(x.shape) == 2 and x.shape[1] == 3 and str(x.device) == 'cpu' "
+                "__isinstance(x, torch.Tensor) and __len(x.shape) == 2 and x.shape[1] == 3 and __str(x.device) == 'cpu' "
                 "and x.dtype == torch.float32 and x.requires_grad == False"
             ),
         ),
@@ -331,3 +331,15 @@ def test_failing_check_raises_its_error(args, error):
     error_type, message = prologue_outcome(entry.prologue_fn, *args)
     assert error_type is error[0] and message.startswith(error[1])
     assert prologue_outcome(printed_as_calls(entry.prologue_traces[-1]), *args) == (error_type, message)
+
+
+def test_parameters_named_after_builtins():
+    # The printed conditions call the builtins by names of their own: a parameter may be named type, len or str
+    def f(x, type, len, str, n):
+        return x * type + len * str * n
+
+    jf = thunder.jit(f)
+    args = [torch.randn(3, generator=torch.Generator().manual_seed(i)) for i in range(4)]
+    for n in (2, 2, 3):
+        torch.testing.assert_close(jf(*args, n), f(*args, n), rtol=0, atol=0)
+    assert (thunder.cache_hits(jf), thunder.cache_misses(jf)) == (1, 2)
