@@ -6,6 +6,7 @@
 #   measure   small_graph.py on CUDA against main (results/h100/small_graph.json)
 #   prs       the gain of the pull requests measured on CUDA (tools/measure_prs.py, results/prs/cuda/)
 #   shipped   Thunder's test_nvfuser with the stack and without it ($SHIPPED, $SHIPPED_K: other modules, pytest -k)
+#   thunderfx the stack's tests in test_dynamo (the tiny Llama among them), hf_models.py and thunderfx_breakdown.py
 set -uo pipefail
 OUT=${OUT:-/tmp/gpu_out}
 mkdir -p "$OUT"
@@ -23,6 +24,14 @@ prs)
   python3 tools/measure_prs.py --device cuda --prs 05 --unpatched .thunder-unpatched --repeats "${REPEATS:-7}" 2>&1 \
     | quiet | tee "$OUT/prs.log"
   cp results/prs/cuda/*.json "$OUT/"
+  ;;
+thunderfx)
+  python3 -m pytest -q -p no:cacheprovider -rfE --pyargs thunder.tests.test_dynamo \
+    -k "cat_onto_empty_start or tiny_llama or addmm_is_not_split" 2>&1 | tail -n 20 | tee "$OUT/thunderfx_tests.log"
+  (cd thunder/benchmarks && python3 hf_models.py --device cuda --repeats "${REPEATS:-7}" --json "$OUT/hf_models.json" \
+    2>&1 | quiet | tee "$OUT/hf_models.log")
+  (cd thunder/benchmarks && python3 thunderfx_breakdown.py --device cuda --repeats "${REPEATS:-7}" \
+    --json "$OUT/thunderfx_breakdown.json" 2>&1 | quiet | tee "$OUT/thunderfx_breakdown.log")
   ;;
 shipped)
   SHIPPED_WITH_ENV="PYTHONPATH=$PWD/.thunder-patched:${PYTHONPATH:-}" \
