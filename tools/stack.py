@@ -319,8 +319,10 @@ def added_tests_keyword(pr: pathlib.Path) -> str:
     """Where ``pr`` adds tests to a test module of Thunder's own (one that it does not add), a ``pytest -k`` expression
     that selects the tests it adds, so that its own tests run without the rest of that module; else ``""``."""
     text = pr_patch(pr).read_text()
-    new = set(re.findall(r"^diff --git a/\S+ b/(\S+)\nnew file mode", text, flags=re.M))
-    shipped = [f for f in files_of(pr_patch(pr)) if re.fullmatch(r"thunder/tests/test_\w+\.py", f) and f not in new]
+    # The tree holds a copy of each file that the stack adds (export): a test module without one is Thunder's own
+    shipped = [
+        f for f in files_of(pr_patch(pr)) if re.fullmatch(r"thunder/tests/test_\w+\.py", f) and not (ROOT / f).exists()
+    ]
     if not shipped:
         return ""
     return " or ".join(re.findall(r"^\+def (test_\w+)\(", text, flags=re.M))
