@@ -1,4 +1,4 @@
-"""Where a ThunderFX call's time goes, stage by stage, beside eager PyTorch, torch.compile and Dynamo alone.
+"""Where a ThunderFX call's time goes, stage by stage, beside eager PyTorch, torch.compile and Dynamo's eager backend.
 
     python thunder/benchmarks/thunderfx_breakdown.py [--device cpu|cuda] [--cases ...] [--repeats N] [--json PATH]
 
