@@ -68,10 +68,13 @@ def environment(data: dict) -> str:
 
 def command(data: dict, file: str) -> str:
     if file.startswith("prs/"):
-        device, name = file.split("/")[1:]
+        # The gain of a pull request: small_graph.py with it, against main with the pull requests before it (--main)
+        argv = list(data.get("argv", []))
+        argv[argv.index("--main") + 1] = "MAIN"
+        del argv[argv.index("--json") : argv.index("--json") + 2]
         return (
-            f"Command: `python tools/measure_prs.py --prs {name[:2]} --device {device}` (main: main with the stack's"
-            " pull requests before this one)."
+            f"Command: `python thunder/benchmarks/small_graph.py {' '.join(argv)}`, with this pull request's Thunder"
+            " imported and MAIN a folder holding the Thunder that it applies to."
         )
     argv = list(data.get("argv", []))
     if "--json" in argv[:-1]:

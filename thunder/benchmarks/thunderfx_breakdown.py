@@ -10,17 +10,18 @@ computation). This benchmark times, in one process with the systems interleaved 
 
 * eager, ``torch.compile`` (inductor), ``torch.compile(backend="eager")`` (Dynamo with its own graph as it is), and
   ThunderFX without the fast path (``fastpath=False``) and with it;
-* the stages of ThunderFX's call: what its backend returned to Dynamo for the (first) graph, called directly with
-  the arguments that Dynamo passes it ("graph"); the regions called one after another with the arguments that the split
-  module passes them ("regions"), those that Thunder jitted ("thunder regions") and those left to inductor
+* the stages of ThunderFX's call: "around the graph", ThunderFX's call less the time that its graph (what its backend
+  returned to Dynamo) takes inside the same call, timed from inside it: Dynamo's frame, guards and handling of the
+  graph's inputs and outputs, and ThunderFX's wrapper; beside it "Dynamo's own", the same for
+  ``torch.compile(backend="eager")`` and its graph's ``forward``; the graph called directly with the arguments that
+  Dynamo passes it ("graph", and "eager backend's graph"); the regions called one after another with the arguments that
+  the split module passes them ("regions"), those that Thunder jitted ("thunder regions") and those left to inductor
   ("inductor regions").
 
-Derived: "around the graph" (ThunderFX less its graph: Dynamo's frame, guards and handling of the graph's inputs and
-outputs, and ThunderFX's wrapper), beside "Dynamo's own" (the same for ``torch.compile(backend="eager")``: less its
-graph's ``forward``, "eager backend's graph", called directly), and "graph less its regions" (the split module's
-``forward`` and its calls). Each system is compiled through a function of its own, so that Dynamo's cache for one is
-not searched by another's calls. The cases: two ``nn.Linear`` (``two_linear_4x16``) and, where ``transformers`` is
-installed, hf_models.py's GPT-2 and Llama at 1 x 16 tokens.
+Derived: "graph less its regions" (the split module's ``forward`` and its calls), the median over the repeats of the
+graph's time less the regions' in the same repeat. Each system is compiled through a function of its own, so that
+Dynamo's cache for one is not searched by another's calls. The cases: two ``nn.Linear`` (``two_linear_4x16``) and,
+where ``transformers`` is installed, hf_models.py's GPT-2 and Llama at 1 x 16 tokens.
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ import time
 
 import torch
 
-from small_graph import environment
+from small_graph import calibrate, environment, sampler
 from thunder.dynamo import ThunderCompiler, thunderfx
+from thunder.dynamo.compiler import ThunderFXCompiledObject
 
 
 class TwoLinear(torch.nn.Module):
@@ -92,6 +94,43 @@ def recorded_graph(module: torch.nn.Module, x: torch.Tensor, backend):
     return recorded["graph"]
 
 
+class AroundTheGraph:
+    """Calls of ``module`` compiled by Dynamo with ``backend``, each timed less the time that its graph takes inside
+    it: the graph's calls are timed from inside the same calls. ``wrap`` wraps the compiled callable as ``thunderfx``
+    wraps it."""
+
+    def __init__(self, module: torch.nn.Module, x: torch.Tensor, backend, wrap=None):
+        self.backend = backend
+        self.graph_ns = 0
+        compiled = torch.compile(own_entry(copy.deepcopy(module)), backend=self.timed_backend)
+        compiled = wrap(compiled) if wrap else compiled
+        self.call = lambda: compiled(x)
+
+    def timed_backend(self, gm, sample_args):
+        graph = self.backend(gm, sample_args)
+
+        def timed_graph(*args):
+            start = time.perf_counter_ns()
+            try:
+                return graph(*args)
+            finally:
+                self.graph_ns += time.perf_counter_ns() - start
+
+        return timed_graph
+
+    def sampler(self, budget_s: float):
+        number = calibrate(self.call, budget_s)
+
+        def sample() -> float:
+            self.graph_ns = 0
+            start = time.perf_counter_ns()
+            for _ in range(number):
+                self.call()
+            return (time.perf_counter_ns() - start - self.graph_ns) / number / 1e3
+
+        return sample
+
+
 def region_calls(split, args) -> dict[str, tuple]:
     """The arguments that the split module passes to each region on one call: those that Thunder jitted
     (``thunder_*`` submodules) and those that it left to inductor (``inductor_*``)."""
@@ -119,21 +158,36 @@ def in_order(calls) -> callable:
 
 
 def systems_of(module: torch.nn.Module, x: torch.Tensor) -> dict:
-    """The callables timed for one case, each taking no arguments."""
+    """What is timed for one case: callables that take no arguments, and the calls timed less their graph."""
     thunder_compiler = ThunderCompiler()
     graph, graph_args = recorded_graph(module, x, thunder_compiler)
     split = thunder_compiler.subgraph_infos[0].split_graph_module
     eager_graph, eager_graph_args = recorded_graph(module, x, lambda gm, sample_args: gm.forward)
     regions = {name: (getattr(split, name), a, k) for name, (a, k) in region_calls(split, graph_args).items()}
-    compiled = {
-        "torch.compile": torch.compile(own_entry(copy.deepcopy(module))),
-        "torch.compile eager backend": torch.compile(own_entry(copy.deepcopy(module)), backend="eager"),
-        "thunderfx no fastpath": thunderfx(own_entry(copy.deepcopy(module)), fastpath=False),
-        "thunderfx": thunderfx(own_entry(copy.deepcopy(module))),
+
+    def own_copy():
+        return own_entry(copy.deepcopy(module))
+
+    def call(f):
+        return lambda: f(x)
+
+    thunder_fx_backend = ThunderCompiler()
+
+    def thunderfx_object(compiled):
+        return ThunderFXCompiledObject(thunder_fx_backend, compiled)
+
+    # Each call that a derived figure subtracts is timed right after the one it is subtracted from (paired_difference)
+    calls = {
+        "eager": lambda: module(x),
+        "torch.compile": call(torch.compile(own_copy())),
+        "thunderfx no fastpath": call(thunderfx(own_copy(), fastpath=False)),
+        "torch.compile eager backend": call(torch.compile(own_copy(), backend="eager")),
+        "eager backend's graph": lambda: eager_graph(*eager_graph_args),
+        "thunderfx": call(thunderfx(own_copy())),
+        "around the graph": AroundTheGraph(module, x, thunder_fx_backend, wrap=thunderfx_object),
+        "Dynamo's own": AroundTheGraph(module, x, lambda gm, sample_args: gm.forward),
+        "graph": lambda: graph(*graph_args),
     }
-    calls = {"eager": lambda: module(x), **{name: (lambda f=f: f(x)) for name, f in compiled.items()}}
-    calls["graph"] = lambda: graph(*graph_args)
-    calls["eager backend's graph"] = lambda: eager_graph(*eager_graph_args)
     # The regions are timed as the split module calls them, one after another: a region called alone, over and over,
     # runs faster than within the sequence.
     calls["regions"] = in_order(regions.values())
@@ -146,26 +200,23 @@ def systems_of(module: torch.nn.Module, x: torch.Tensor) -> dict:
 
 def time_interleaved(calls: dict, repeats: int, seconds_per_repeat: float) -> dict[str, list[float]]:
     """Per-call µs of each callable, one repeat of each in turn, each repeat about ``seconds_per_repeat`` long."""
-    numbers = {}
-    for name, f in calls.items():
-        for _ in range(20):
-            f()
-        start, n = time.perf_counter(), 0
-        while time.perf_counter() - start < 0.05:
-            f()
-            n += 1
-        numbers[name] = max(10, int(n * seconds_per_repeat / 0.05))
+    samplers = {
+        name: f.sampler(seconds_per_repeat)
+        if isinstance(f, AroundTheGraph)
+        else sampler(f, calibrate(f, seconds_per_repeat))
+        for name, f in calls.items()
+    }
     times = {name: [] for name in calls}
     for _ in range(repeats):
-        for name, f in calls.items():
-            n = numbers[name]
-            start = time.perf_counter()
-            for _ in range(n):
-                f()
-            if torch.cuda.is_available():
-                torch.cuda.synchronize()
-            times[name].append((time.perf_counter() - start) / n * 1e6)
+        for name, sample in samplers.items():
+            times[name].append(sample())
     return times
+
+
+def paired_difference(a: list[float], b: list[float]) -> float:
+    """The median, over the repeats, of ``a``'s time less ``b``'s in the same repeat: the two were timed one right
+    after the other, so that a slower stretch of the machine weighs on both."""
+    return statistics.median(x - y for x, y in zip(a, b))
 
 
 def run(device: str, cases: str, repeats: int, seconds_per_repeat: float) -> list[dict]:
@@ -173,14 +224,10 @@ def run(device: str, cases: str, repeats: int, seconds_per_repeat: float) -> lis
     for case, (module, x) in make_cases(device, cases).items():
         with torch.no_grad():
             times = time_interleaved(systems_of(module, x), repeats, seconds_per_repeat)
-        medians = {name: statistics.median(ts) for name, ts in times.items()}
-        derived = {
-            "around the graph": medians["thunderfx"] - medians["graph"],
-            "Dynamo's own": medians["torch.compile eager backend"] - medians["eager backend's graph"],
-            "graph less its regions": medians["graph"] - medians["regions"],
-        }
+        derived = {"graph less its regions": paired_difference(times["graph"], times["regions"])}
         for name, ts in times.items():
-            rows.append({"case": case, "stage": name, "median_us": medians[name], "min_us": min(ts), "max_us": max(ts)})
+            median = statistics.median(ts)
+            rows.append({"case": case, "stage": name, "median_us": median, "min_us": min(ts), "max_us": max(ts)})
         for name, value in derived.items():
             rows.append({"case": case, "stage": name, "median_us": value, "derived": True})
         print(f"\n{case}")

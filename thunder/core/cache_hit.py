@@ -60,7 +60,7 @@ def alias_tensor_indices(args, kwargs) -> str:
     ``torch.Tensor``\\ s that share a storage with another one (positions joined by ``,``, groups by ``-``). Raises
     where a tensor's storage cannot be read (functorch's wrappers)."""
     flat_args = args
-    if kwargs or any(type(a) not in _LEAF_TYPES for a in args):
+    if kwargs or not _LEAF_TYPES.issuperset(map(type, args)):
         flat_args, _ = tree_flatten((args, kwargs))
     # Subclasses are left out: some do not support data_ptr()
     strided = [(i, t) for i, t in enumerate(flat_args) if type(t) is torch.Tensor and t.layout is torch.strided]

@@ -201,6 +201,14 @@ def test_forward_of_a_subclass():
     assert_close(doubled(x), eager(x) * 2)
 
 
+def test_forward_set_on_the_class(monkeypatch):
+    eager, jitted = eager_and_jitted()
+    x = torch.randn(2, 4)
+    jitted(x)
+    monkeypatch.setattr(ThunderModule, "forward", lambda self, x: self._forward_fn(x) * 2)
+    assert_close(jitted(x), eager(x) * 2)
+
+
 def test_torch_jit_trace():
     eager, jitted = eager_and_jitted()
     x = torch.randn(2, 4)
