@@ -33,7 +33,7 @@ import sys
 
 import torch
 
-from small_graph import bitwise_equal, calibrate, environment, flat_tensors, sampler
+from thunder.benchmarks.small_graph import bitwise_equal, calibrate, environment, flat_tensors, sampler
 
 SYSTEMS = ("eager", "torch.compile", "thunderfx no fastpath", "thunderfx")
 REFERENCE_OF = {"thunderfx": "thunderfx no fastpath"}

@@ -36,7 +36,7 @@ import time
 
 import torch
 
-from small_graph import calibrate, environment, sampler
+from thunder.benchmarks.small_graph import calibrate, environment, sampler
 from thunder.dynamo import ThunderCompiler, thunderfx
 from thunder.dynamo.compiler import ThunderFXCompiledObject
 
@@ -57,7 +57,7 @@ def make_cases(device: str, names: str) -> dict[str, tuple[torch.nn.Module, torc
     torch.manual_seed(0)
     cases = {"two_linear_4x16": (TwoLinear().to(device), torch.randn(4, 16, device=device))}
     if importlib.util.find_spec("transformers") is not None:
-        from hf_models import TOKENS, VOCAB, make_model
+        from thunder.benchmarks.hf_models import TOKENS, VOCAB, make_model
 
         idx = torch.randint(0, VOCAB, (1, TOKENS), device=device)
         for model in ("gpt2", "llama"):

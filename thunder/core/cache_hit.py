@@ -489,7 +489,8 @@ def prologue_as_guard(
 ) -> TraceCtx | None:
     """``prologue_trc``, the prologue of a cache entry as its transforms and the Python executor left it, rewritten to
     need nothing of the cache lookup's context (see this module's docstring). None where it has a symbol that needs
-    that context: the entry keeps the prologue as it is, and has no hit function.
+    that context, or where an execution file is set (``thunder.set_execution_callback_file``: the file shows the
+    prologue as it is, to be edited): the entry keeps the prologue as it is, and has no hit function.
 
     Args:
         prologue_trc: the prologue trace.
@@ -497,6 +498,8 @@ def prologue_as_guard(
         thunder_module: the jitted module's ``ThunderModule``, if a module is jitted.
     """
     guard = PrologueGuard(prologue_trc, cd_ref=cd_ref, thunder_module=thunder_module)
+    if _get_execution_file() is not None:
+        return None
     try:
         bsyms = guard.rewrite()
     except _Unsupported:
@@ -560,9 +563,8 @@ def make_hit_fn(cache_entry, *, cd_ref, maybe_connect_to_autograd: Callable) -> 
     """The hit function of ``cache_entry`` (NOTE: Cache hits): ``hit_fn(cs, cache_entry, args, kwargs)`` runs the
     entry's prologue, printed into it, and returns what ``fn_`` returns for a call that hits the entry, or
     ``CACHE_MISS`` where the prologue fails. None where the computation is not decorated as
-    ``TraceCtx.python_callable`` decorates it, the prologue returns other than proxies, it does not pin the grad mode
-    and the autocast that the computation runs in, or an execution file is set
-    (``thunder.set_execution_callback_file``).
+    ``TraceCtx.python_callable`` decorates it, the prologue returns other than proxies, or it does not pin the grad
+    mode and the autocast that the computation runs in.
 
     Args:
         cache_entry: the entry, as built, with the prologue that ``prologue_as_guard`` made.
@@ -575,8 +577,8 @@ def make_hit_fn(cache_entry, *, cd_ref, maybe_connect_to_autograd: Callable) -> 
     grad_enabled = expected.get("is_grad_enabled")
     under_autocast = expected.get("is_autocast_enabled")
     ret = prologue_trc.bound_symbols[-1]
-    if layers is None or ret.sym.id != PrimIDs.RETURN or _get_execution_file() is not None:
-        return None  # (with an execution file, the prologue that runs is the file's, which the user may have edited)
+    if layers is None or ret.sym.id != PrimIDs.RETURN:
+        return None
     returned = ret.args[0]  # the computation's inputs, and what the epilogue takes first
     proxies_only = all(isinstance(p, Proxy) for proxies in returned for p in proxies)
     if not proxies_only or not isinstance(grad_enabled, bool) or not isinstance(under_autocast, bool):

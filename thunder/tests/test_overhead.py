@@ -47,6 +47,25 @@ def test_hit_functions_are_made_with_the_fast_path_and_a_cache():
         assert hit_fns(fast) == hit_fns(ref)
 
 
+def test_an_execution_file_holds_the_prologue_as_it_is(tmp_path, monkeypatch):
+    # thunder.set_execution_callback_file writes each program for the user to edit before it runs: the prologue it
+    # shows reads cache_info, and no hit function runs another
+    path = tmp_path / "program.py"
+    programs = []
+    monkeypatch.setattr("builtins.input", lambda *_: programs.append(path.read_text()))
+    thunder.set_execution_callback_file(str(path))
+    try:
+        jitted = thunder.jit(lambda x: x * 2)
+        x = t(3)
+        assert_bitwise(jitted(x), x * 2)
+        assert_bitwise(jitted(x), x * 2)
+    finally:
+        thunder.set_execution_callback_file(None)
+    (prologue,) = [p for p in programs if "def prologue" in p]
+    assert "cache_info" in prologue and "__tensor_checks" not in prologue
+    assert hit_fns(jitted) == [None] and hits_misses(jitted) == (1, 1)
+
+
 @pytest.mark.parametrize(
     "fn",
     [lambda a, b: a * b + a.sin(), lambda a, b: (a + 1, a * b), lambda a, b: (a + b, [b.sin(), {"x": a}], a)],
