@@ -74,7 +74,8 @@ def command(data: dict, file: str) -> str:
         del argv[argv.index("--json") : argv.index("--json") + 2]
         return (
             f"Command: `python thunder/benchmarks/small_graph.py {' '.join(argv)}`, with this pull request's Thunder"
-            " imported and MAIN a folder holding the Thunder that it applies to."
+            " imported and MAIN a folder holding the Thunder that it applies to (`small_graph.py`, which"
+            " 11-small-graph-benchmark adds, runs on any Thunder)."
         )
     argv = list(data.get("argv", []))
     if "--json" in argv[:-1]:
@@ -86,8 +87,10 @@ def command(data: dict, file: str) -> str:
 def small_graph_table(data: dict, file: str, cases: list[str] | None) -> str:
     by_case = rows_by_case(data)
     peers = [s for s in ("torch.compile", "nvfuser-fec.execute") if any(s in systems for systems in by_case.values())]
-    head = ["case", "eager µs", "main µs", "Thunder µs", *(f"{p} µs" for p in peers)]
-    head += ["Thunder / eager", "Thunder / main", "out"]
+    # A pull request's gain compares the Thunder it applies to (the benchmark's main) with the pull request's
+    before, after = ("without the PR", "with the PR") if file.startswith("prs/") else ("main", "Thunder")
+    head = ["case", "eager µs", f"{before} µs", f"{after} µs", *(f"{p} µs" for p in peers)]
+    head += [f"{after} / eager", f"{after} / {before}", "out"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for case, systems in by_case.items():
         if cases is not None and case not in cases:
