@@ -481,12 +481,7 @@ def expected_state(prologue_trc: TraceCtx) -> dict[str, Any]:
     return expected
 
 
-def prologue_as_guard(
-    prologue_trc: TraceCtx,
-    *,
-    cd_ref,
-    thunder_module=None,
-) -> TraceCtx | None:
+def prologue_as_guard(prologue_trc: TraceCtx, *, cd_ref, thunder_module=None) -> TraceCtx | None:
     """``prologue_trc``, the prologue of a cache entry as its transforms and the Python executor left it, rewritten to
     need nothing of the cache lookup's context (see this module's docstring). None where it has a symbol that needs
     that context, or where an execution file is set (``thunder.set_execution_callback_file``: the file shows the
@@ -497,9 +492,9 @@ def prologue_as_guard(
         cd_ref: a weak reference to the compile data.
         thunder_module: the jitted module's ``ThunderModule``, if a module is jitted.
     """
-    guard = PrologueGuard(prologue_trc, cd_ref=cd_ref, thunder_module=thunder_module)
     if _get_execution_file() is not None:
         return None
+    guard = PrologueGuard(prologue_trc, cd_ref=cd_ref, thunder_module=thunder_module)
     try:
         bsyms = guard.rewrite()
     except _Unsupported:
