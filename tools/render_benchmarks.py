@@ -58,10 +58,12 @@ def us(row: dict | None) -> str:
     return f"{row['median_us']:.2f}" if row else ""
 
 
-def environment(data: dict) -> str:
+def environment(data: dict, file: str) -> str:
     env = data.get("environment", {})
     keys = ("gpu", "device", "python", "torch", "thunder", "thunder_main", "nvfuser")
     names = {"thunder": "Thunder", "thunder_main": "main"}
+    if file.startswith("prs/"):
+        names = {"thunder": "Thunder with the PR", "thunder_main": "without it"}
     parts = [f"{names.get(k, k)} {env[k]}" for k in keys if env.get(k)]
     return "Measured with " + ", ".join(parts) + "." if parts else ""
 
@@ -87,7 +89,7 @@ def command(data: dict, file: str) -> str:
 def small_graph_table(data: dict, file: str, cases: list[str] | None) -> str:
     by_case = rows_by_case(data)
     peers = [s for s in ("torch.compile", "nvfuser-fec.execute") if any(s in systems for systems in by_case.values())]
-    # A pull request's gain compares the Thunder it applies to (the benchmark's main) with the pull request's
+    # A pull request's gain compares the Thunder it applies to (the benchmark's main) with the pull request's Thunder
     before, after = ("without the PR", "with the PR") if file.startswith("prs/") else ("main", "Thunder")
     head = ["case", "eager µs", f"{before} µs", f"{after} µs", *(f"{p} µs" for p in peers)]
     head += [f"{after} / eager", f"{after} / {before}", "out"]
@@ -99,7 +101,7 @@ def small_graph_table(data: dict, file: str, cases: list[str] | None) -> str:
         cells = [case, us(eager), us(main), us(thunder), *(us(systems.get(p)) for p in peers)]
         cells += [ratio(thunder, eager), ratio(thunder, main), thunder["check"] if thunder else ""]
         lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + f"\n\n{environment(data)}\n\n{command(data, file)}\n"
+    return "\n".join(lines) + f"\n\n{environment(data, file)}\n\n{command(data, file)}\n"
 
 
 def hf_models_table(data: dict, file: str) -> str:
@@ -114,7 +116,7 @@ def hf_models_table(data: dict, file: str) -> str:
             cells = [r["case"], r["mode"], r["system"], f"{r['median_us']:.1f}", ratio(r, eager), ratio(r, compiled)]
             cells += [r.get("check", ""), r.get("regions", "")]
         lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + f"\n\n{environment(data)}\n\n{command(data, file)}\n"
+    return "\n".join(lines) + f"\n\n{environment(data, file)}\n\n{command(data, file)}\n"
 
 
 def breakdown_table(data: dict, file: str) -> str:
@@ -125,7 +127,7 @@ def breakdown_table(data: dict, file: str) -> str:
     for stage in stages:
         cells = [f"{by[(c, stage)]['median_us']:.1f}" if (c, stage) in by else "" for c in cases]
         lines.append(f"| {stage} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + f"\n\n{environment(data)}\n\n{command(data, file)}\n"
+    return "\n".join(lines) + f"\n\n{environment(data, file)}\n\n{command(data, file)}\n"
 
 
 def headline() -> str:
