@@ -79,11 +79,17 @@ def command(data: dict, file: str) -> str:
             " imported and MAIN a folder holding the Thunder that it applies to (`small_graph.py`, which"
             " 11-small-graph-benchmark adds, runs on any Thunder)."
         )
-    argv = list(data.get("argv", []))
-    if "--json" in argv[:-1]:
-        argv[argv.index("--json") + 1] = f"results/{file}.json"
     script = file.split("/")[-1]
-    return f"Command: `python thunder/benchmarks/{script}.py {' '.join(argv)}`."
+    commands = []
+    # A run with --update adds its rows to those of the earlier runs (earlier_argv), each named here
+    for argv in [*data.get("earlier_argv", []), data.get("argv", [])]:
+        argv = list(argv)
+        if "--json" in argv[:-1]:
+            argv[argv.index("--json") + 1] = f"results/{file}.json"
+        commands.append(f"`python thunder/benchmarks/{script}.py {' '.join(argv)}`")
+    if len(commands) == 1:
+        return f"Command: {commands[0]}."
+    return f"Commands, each after the first adding its rows (--update): {', then '.join(commands)}."
 
 
 def small_graph_table(data: dict, file: str, cases: list[str] | None) -> str:

@@ -1,7 +1,7 @@
 """Hugging Face models through ThunderFX: inference and a training step, beside eager and torch.compile.
 
     python thunder/benchmarks/hf_models.py [--device cpu|cuda] [--cases gpt2,llama] [--modes inference,train_step]
-                                           [--quick] [--repeats N] [--json PATH]
+                                           [--quick] [--repeats N] [--json PATH [--update]]
 
 Needs ``transformers``; the models are built from configs, nothing is downloaded. ThunderFX
 (``thunder.dynamo.thunderfx``) is Thunder's route for these models: Dynamo captures and splits the graphs, and
@@ -33,7 +33,14 @@ import sys
 
 import torch
 
-from thunder.benchmarks.small_graph import bitwise_equal, calibrate, environment, flat_tensors, sampler
+from thunder.benchmarks.small_graph import (
+    bitwise_equal,
+    calibrate,
+    environment,
+    flat_tensors,
+    read_earlier_run,
+    sampler,
+)
 
 SYSTEMS = ("eager", "torch.compile", "thunderfx no fastpath", "thunderfx")
 REFERENCE_OF = {"thunderfx": "thunderfx no fastpath"}
@@ -170,6 +177,18 @@ def print_rows(rows: list[dict]) -> None:
             )
 
 
+def write_rows(json_path: str, env: dict, argv: list[str], rows: list[dict], earlier: dict | None) -> None:
+    """The run's rows as JSON; with ``--update``, after the earlier run's rows of the cases and modes not run here,
+    with the command lines of both runs (``argv`` the latest)."""
+    data = {"argv": argv, "environment": env, "rows": rows}
+    if earlier is not None:
+        run_here = {(r["case"], r["mode"]) for r in rows}
+        data["rows"] = [r for r in earlier["rows"] if (r["case"], r["mode"]) not in run_here] + rows
+        data["earlier_argv"] = [*earlier.get("earlier_argv", []), earlier["argv"]]
+    with open(json_path, "w") as f:
+        json.dump(data, f, indent=1)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=("cpu", "cuda"))
@@ -177,7 +196,8 @@ def main(argv=None) -> int:
     parser.add_argument("--modes", default="inference,train_step")
     parser.add_argument("--quick", action="store_true", help="fewer, shorter repeats")
     parser.add_argument("--repeats", type=int, default=None)
-    parser.add_argument("--json", metavar="PATH")
+    parser.add_argument("--json", metavar="PATH", help="written after each case and mode")
+    parser.add_argument("--update", action="store_true", help="replace only the rows of this run's cases and modes")
     args = parser.parse_args(argv)
     repeats = args.repeats or (5 if args.quick else 9)
     budget_s = 0.1 if args.quick else 0.3
@@ -186,14 +206,14 @@ def main(argv=None) -> int:
     env = {**environment(args.device, None), "transformers": transformers.__version__}
     del env["thunder_main"]
     print(" | ".join(f"{k} {v}" for k, v in env.items()))
+    earlier = read_earlier_run(args.json, env) if args.json and args.update else None
     rows = []
     for case in args.cases.split(","):
         for mode in args.modes.split(","):
             rows += run_case(case, mode, args.device, repeats, budget_s)
             print_rows([r for r in rows if (r["case"], r["mode"]) == (case, mode)])
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"argv": sys.argv[1:] if argv is None else argv, "environment": env, "rows": rows}, f, indent=1)
+            if args.json:
+                write_rows(args.json, env, sys.argv[1:] if argv is None else argv, rows, earlier)
     # ThunderFX slower than without the fast path beyond the spread, or with other outputs, fails the run.
     by = {(r["case"], r["mode"], r["system"]): r for r in rows}
     bad = []
