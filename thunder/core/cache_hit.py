@@ -54,6 +54,9 @@ except ImportError:
 
 CACHE_MISS = object()
 
+# Types that tree_flatten keeps as leaves: positional arguments of these types are their own flattening
+_LEAF_TYPES = {torch.Tensor, torch.nn.Parameter, int, float, bool, complex, str, type(None)}
+
 
 def alias_tensor_indices(args, kwargs) -> str:
     """``cache_info["alias_tensor_indices"]``: the positions, among the flattened arguments, of the strided
@@ -71,10 +74,6 @@ def alias_tensor_indices(args, kwargs) -> str:
     for (i, _), ptr in zip(strided, ptrs):
         groups.setdefault(ptr, []).append(i)
     return "-".join(",".join(map(str, g)) for g in groups.values() if len(g) > 1)
-
-
-# Types that tree_flatten keeps as leaves: positional arguments of these types are their own flattening
-_LEAF_TYPES = {torch.Tensor, torch.nn.Parameter, int, float, bool, complex, str, type(None)}
 
 
 # What populate_cache_info records of autocast's dtypes, and pushes onto the compile data's autocast stack
@@ -505,17 +504,21 @@ def prologue_as_guard(prologue_trc: TraceCtx, *, cd_ref, thunder_module=None) ->
     return trace
 
 
+@functools.cache
+def _decorators_code() -> tuple[Any, Any]:
+    """The code of the functions that ``@torch.no_grad()`` and ``@no_autocast`` return, the same for every function
+    they decorate."""
+    from thunder.executors.torchex import no_autocast
+
+    return torch.no_grad()(_undecorated).__code__, no_autocast(_undecorated).__code__
+
+
 def _undecorated(fn: Callable) -> tuple[Callable, Callable] | None:
     """``(no_autocast_layer, bare)`` of a callable that ``TraceCtx.python_callable`` decorated with
     ``@torch.no_grad()`` and ``@no_autocast``; None for any other decoration."""
     no_autocast_layer = getattr(fn, "__wrapped__", None)
     bare = getattr(no_autocast_layer, "__wrapped__", None)
-    if (
-        bare is None
-        or hasattr(bare, "__wrapped__")
-        or fn.__code__.co_name != "decorate_context"
-        or no_autocast_layer.__code__.co_name != "no_autocast_fn"
-    ):
+    if bare is None or hasattr(bare, "__wrapped__") or (fn.__code__, no_autocast_layer.__code__) != _decorators_code():
         return None
     return no_autocast_layer, bare
 

@@ -190,3 +190,17 @@ def test_graph_benchmarking_benchmarks_the_split_module(benchmark):
     assert_close(compiled(x), block(x))
     assert backend.graph_idx == 2
     assert len(backend.subgraph_infos) == 2
+
+
+def test_compile_specification_gives_the_split_module():
+    from thunder.dynamo.benchmark_utils import ThunderCompilerOnGraphModuleSpecification
+    from thunder.dynamo.report import run_forward_backward
+
+    # FXGraphReport's consistency check differentiates the compiled module's parameters too
+    gm = torch.fx.symbolic_trace(torch.nn.Linear(3, 3))
+    x = torch.randn(2, 3, requires_grad=True)
+    compiled = ThunderCompilerOnGraphModuleSpecification().compile(gm)
+    assert isinstance(compiled, torch.fx.GraphModule)
+    (out, grads), (expected_out, expected_grads) = (run_forward_backward(fn, x) for fn in (compiled, gm))
+    assert len(grads) == len(expected_grads) == 3
+    assert_close((out, grads), (expected_out, expected_grads))
