@@ -506,8 +506,8 @@ def prologue_as_guard(prologue_trc: TraceCtx, *, cd_ref, thunder_module=None) ->
 
 @functools.cache
 def _decorators_code() -> tuple[Any, Any]:
-    """The code of the functions that ``@torch.no_grad()`` and ``@no_autocast`` return, the same for every function
-    they decorate."""
+    """The code of the functions that ``@torch.no_grad()`` (as torch's other grad-mode decorators) and ``@no_autocast``
+    return, the same for every function they decorate; ``TraceCtx.python_callable`` prints these two only."""
     from thunder.executors.torchex import no_autocast
 
     return torch.no_grad()(_undecorated).__code__, no_autocast(_undecorated).__code__
