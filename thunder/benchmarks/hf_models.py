@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import json
 import statistics
 import sys
 
@@ -40,6 +39,7 @@ from thunder.benchmarks.small_graph import (
     flat_tensors,
     read_earlier_run,
     sampler,
+    write_rows,
 )
 
 SYSTEMS = ("eager", "torch.compile", "thunderfx no fastpath", "thunderfx")
@@ -177,18 +177,6 @@ def print_rows(rows: list[dict]) -> None:
             )
 
 
-def write_rows(json_path: str, env: dict, argv: list[str], rows: list[dict], earlier: dict | None) -> None:
-    """The run's rows as JSON; with ``--update``, after the earlier run's rows of the cases and modes not run here,
-    with the command lines of both runs (``argv`` the latest)."""
-    data = {"argv": argv, "environment": env, "rows": rows}
-    if earlier is not None:
-        run_here = {(r["case"], r["mode"]) for r in rows}
-        data["rows"] = [r for r in earlier["rows"] if (r["case"], r["mode"]) not in run_here] + rows
-        data["earlier_argv"] = [*earlier.get("earlier_argv", []), earlier["argv"]]
-    with open(json_path, "w") as f:
-        json.dump(data, f, indent=1)
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", choices=("cpu", "cuda"))
@@ -213,7 +201,8 @@ def main(argv=None) -> int:
             rows += run_case(case, mode, args.device, repeats, budget_s)
             print_rows([r for r in rows if (r["case"], r["mode"]) == (case, mode)])
             if args.json:
-                write_rows(args.json, env, sys.argv[1:] if argv is None else argv, rows, earlier)
+                # With --update, the rows of the cases and modes run here replace the earlier run's
+                write_rows(args.json, env, rows, earlier, key=lambda r: (r["case"], r["mode"]), argv=argv)
     # ThunderFX slower than without the fast path beyond the spread, or with other outputs, fails the run.
     by = {(r["case"], r["mode"], r["system"]): r for r in rows}
     bad = []

@@ -606,13 +606,15 @@ def read_earlier_run(json_path: str, env: dict) -> dict | None:
     return earlier
 
 
-def write_rows(json_path: str, env: dict, rows: list[Row], earlier: dict | None) -> None:
-    """The run's rows as JSON; with ``--update``, after the earlier run's rows of the cases not run here, with the
-    command lines of both runs (``argv`` the latest)."""
-    data = {"environment": env, "argv": sys.argv[1:], "rows": [asdict(r) for r in rows]}
+def write_rows(
+    json_path: str, env: dict, rows: list[dict], earlier: dict | None, key=lambda row: row["case"], argv=None
+) -> None:
+    """The run's rows as JSON; with ``--update``, after the earlier run's rows whose ``key`` (the case) no row of this
+    run has, with the command lines of both runs (``argv`` the latest, by default this process's)."""
+    data = {"environment": env, "argv": sys.argv[1:] if argv is None else argv, "rows": rows}
     if earlier is not None:
-        run_here = {r["case"] for r in data["rows"]}
-        data["rows"] = [r for r in earlier["rows"] if r["case"] not in run_here] + data["rows"]
+        run_here = {key(r) for r in rows}
+        data["rows"] = [r for r in earlier["rows"] if key(r) not in run_here] + rows
         data["earlier_argv"] = [*earlier.get("earlier_argv", []), earlier["argv"]]
     with open(json_path, "w") as f:
         json.dump(data, f, indent=1)
@@ -634,7 +636,7 @@ def run_cases(cases: list[Case], opts, worker: Worker | None) -> list[Row]:
     for case in cases:
         rows += run_case(case, opts.device, opts, worker, notes)
         if opts.json:
-            write_rows(opts.json, env, rows, earlier)
+            write_rows(opts.json, env, [asdict(r) for r in rows], earlier)
     print_table(rows)
     print_summary(rows, notes)
     return rows
