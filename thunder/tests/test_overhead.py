@@ -173,3 +173,5 @@ def test_statistics_and_traces():
         logs = [thunder.compile_stats(f).last_interpreter_log for f in (ref, fast)]
         assert (logs[0] is None) == (logs[1] is None)
     assert hits_misses(fast) == (3, 2) and served_by_hit_fn(fast)
+    # A hit takes no timestamps, and leaves none of an earlier call
+    assert thunder.compile_stats(fast).last_trace_host_start == -1
